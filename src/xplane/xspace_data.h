@@ -1,0 +1,136 @@
+// The in-memory form of an XSpace: compact, columnar and lossless.
+//
+// A protobuf XSpace costs about as much memory as the Chrome JSON it came
+// from (hundreds of bytes per event), which rules out multi-GB traces on a
+// 24 GB machine. XSpaceData holds the same information with events of 32
+// bytes, stats of 16 bytes and every string interned once. It converts
+// losslessly to and from tensorflow.profiler.XSpace (xspace_io.h) and is
+// serialized to the XSpace wire format without building protobuf messages.
+//
+// Write through XSpaceBuilder (xspace_builder.h), read through the visitors
+// (xspace_visitor.h); analysis code should not poke at these structs.
+//
+// Identity: metadata are referred to by *index* into their plane's vectors;
+// each metadata also keeps the int64 `id` written to the proto, so files read
+// from disk keep their original ids.
+#ifndef TBPROF_SRC_XPLANE_XSPACE_DATA_H_
+#define TBPROF_SRC_XPLANE_XSPACE_DATA_H_
+
+#include <cstdint>
+#include <deque>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/string_view.h"
+
+namespace tbprof::xplane {
+
+// Interns strings; ids are dense, stable, and id 0 is the empty string.
+// string_views returned by Get() stay valid for the pool's lifetime.
+class StringPool {
+ public:
+  StringPool();
+  StringPool(const StringPool&) = delete;
+  StringPool& operator=(const StringPool&) = delete;
+  StringPool(StringPool&&) = default;
+  StringPool& operator=(StringPool&&) = default;
+
+  uint32_t Intern(absl::string_view s);
+  absl::string_view Get(uint32_t id) const { return strings_[id]; }
+  size_t size() const { return strings_.size(); }
+  // Bytes held by string contents (not counting the index).
+  uint64_t content_bytes() const { return content_bytes_; }
+
+ private:
+  char* Allocate(size_t n);
+
+  std::vector<absl::string_view> strings_;
+  absl::flat_hash_map<absl::string_view, uint32_t> index_;
+  std::vector<std::unique_ptr<char[]>> blocks_;
+  char* block_pos_ = nullptr;
+  size_t block_left_ = 0;
+  uint64_t content_bytes_ = 0;
+};
+
+// Which member of XStat's `value` oneof is set.
+enum class StatKind : uint8_t {
+  kNone = 0,       // No value set (valid in the proto, rare).
+  kDouble,
+  kUint64,
+  kInt64,
+  kStr,            // value.str_id: StringPool id.
+  kBytes,          // value.str_id: StringPool id (raw bytes).
+  kRef,            // value.uint64: id of an XStatMetadata whose name is the value.
+  kCompressedStr,  // value.str_id: StringPool id (gzip bytes).
+};
+
+struct Stat {
+  uint32_t metadata_index;  // Index into Plane::stat_metadata.
+  StatKind kind;
+  union {
+    double double_value;
+    uint64_t uint64_value;
+    int64_t int64_value;
+    uint32_t str_id;
+  };
+};
+static_assert(sizeof(Stat) == 16, "Stat must stay compact");
+
+struct Event {
+  int64_t offset_ps;        // Or num_occurrences when is_aggregate.
+  int64_t duration_ps;
+  uint32_t metadata_index;  // Index into Plane::event_metadata.
+  uint32_t stats_begin;     // Range in Line::stats.
+  uint16_t stats_count;
+  bool is_aggregate;        // XEvent.data holds num_occurrences.
+  bool has_data;            // XEvent.data oneof is set at all.
+};
+static_assert(sizeof(Event) <= 32, "Event must stay compact");
+
+struct EventMetadata {
+  int64_t id = 0;
+  uint32_t name = 0;          // StringPool ids.
+  uint32_t display_name = 0;
+  uint32_t metadata = 0;      // Serialized extra metadata (bytes).
+  std::vector<Stat> stats;    // Stats constant for all events of this kind.
+  std::vector<int64_t> child_ids;
+};
+
+struct StatMetadata {
+  int64_t id = 0;
+  uint32_t name = 0;
+  uint32_t description = 0;
+};
+
+struct Line {
+  int64_t id = 0;
+  int64_t display_id = 0;
+  uint32_t name = 0;
+  uint32_t display_name = 0;
+  int64_t timestamp_ns = 0;
+  int64_t duration_ps = 0;
+  std::vector<Event> events;
+  std::vector<Stat> stats;  // Storage for all events' stats of this line.
+};
+
+struct Plane {
+  int64_t id = 0;
+  uint32_t name = 0;
+  std::deque<Line> lines;
+  std::vector<EventMetadata> event_metadata;
+  std::vector<StatMetadata> stat_metadata;
+  std::vector<Stat> stats;  // Plane-level stats.
+};
+
+struct XSpaceData {
+  StringPool strings;
+  std::deque<Plane> planes;
+  std::vector<std::string> errors;
+  std::vector<std::string> warnings;
+  std::vector<std::string> hostnames;
+};
+
+}  // namespace tbprof::xplane
+
+#endif  // TBPROF_SRC_XPLANE_XSPACE_DATA_H_

@@ -89,18 +89,24 @@ struct Event {
 static_assert(sizeof(Event) <= 32, "Event must stay compact");
 
 struct EventMetadata {
+  int64_t key = 0;            // Key in XPlane.event_metadata (normally == id).
   int64_t id = 0;
   uint32_t name = 0;          // StringPool ids.
   uint32_t display_name = 0;
   uint32_t metadata = 0;      // Serialized extra metadata (bytes).
   std::vector<Stat> stats;    // Stats constant for all events of this kind.
   std::vector<int64_t> child_ids;
+  // Created while reading a file whose events name a missing metadata id;
+  // not written back.
+  bool implicit = false;
 };
 
 struct StatMetadata {
+  int64_t key = 0;  // Key in XPlane.stat_metadata (normally == id).
   int64_t id = 0;
   uint32_t name = 0;
   uint32_t description = 0;
+  bool implicit = false;  // See EventMetadata::implicit.
 };
 
 struct Line {

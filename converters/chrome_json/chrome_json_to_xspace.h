@@ -31,10 +31,13 @@ struct ChromeJsonSummary {
   int64_t events_read = 0;        // Elements of traceEvents seen.
   int64_t events_converted = 0;   // Became XEvents.
   int64_t events_ignored = 0;     // Well-formed but not represented (flows, unknown phases).
+  int64_t metadata_events = 0;    // "M" events (thread names etc.), used but not events.
   int64_t events_malformed = 0;   // Skipped because malformed.
   std::vector<std::string> malformed_examples;  // "byte 1234: reason".
   int64_t kernels = 0, memcpys = 0, memsets = 0, memory_events = 0;
   int64_t step_roots = 0;         // ProfilerStep#N roots on /host:CPU.
+  int64_t events_truncated = 0;   // Cut by Finalize() to nest inside their parent.
+  bool bare_array = false;        // The file was a bare JSON array of events.
   // Host name found in the trace (distributedInfo rank, metadata node name),
   // "" if none; the caller falls back to the file name.
   std::string hostname_hint;

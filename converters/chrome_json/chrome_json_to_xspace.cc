@@ -1,0 +1,35 @@
+#include "converters/chrome_json/chrome_json_to_xspace.h"
+
+#include <memory>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "converters/chrome_json/trace_event_mapper.h"
+#include "converters/chrome_json/trace_json_reader.h"
+#include "src/base/input_stream.h"
+#include "src/base/status_macros.h"
+
+namespace tbprof::converters {
+
+absl::StatusOr<ChromeJsonSummary> ConvertChromeJsonToXSpace(const std::string& path,
+                                                            const ChromeJsonOptions& options,
+                                                            xplane::XSpaceData* out) {
+  if (!out->planes.empty() || !out->errors.empty() || !out->warnings.empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, ": ConvertChromeJsonToXSpace needs an empty XSpaceData"));
+  }
+  InputStreamOptions stream_options;
+  stream_options.max_inflated_bytes = options.max_inflated_bytes;
+  TBPROF_ASSIGN_OR_RETURN(std::unique_ptr<InputStream> in, OpenInputStream(path, stream_options));
+
+  json::TraceJsonReaderOptions reader_options;
+  reader_options.progress = options.progress;
+  TraceEventMapper mapper(options, out);
+  TBPROF_ASSIGN_OR_RETURN(json::TraceJsonReadResult read,
+                          json::ReadTraceJson(in.get(), reader_options, &mapper));
+  ChromeJsonSummary summary = mapper.Finish(read);
+  summary.bare_array = read.bare_array;
+  return summary;
+}
+
+}  // namespace tbprof::converters

@@ -1,0 +1,138 @@
+// Low-level JSON scanning over a byte range that may end in the middle of a
+// value (the streaming reader's buffer). Every function either completes,
+// reports kIncomplete (the range ended first: refill and retry from the
+// element's start) or kError (with the position and a static message).
+//
+// Strings are returned as views into the input when they contain no escape
+// sequence, otherwise unescaped into a StringArena. Numbers are returned as
+// their text (see json_number.h for exact conversion).
+#ifndef TBPROF_CONVERTERS_CHROME_JSON_JSON_SCAN_H_
+#define TBPROF_CONVERTERS_CHROME_JSON_JSON_SCAN_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <string>
+
+#include "absl/strings/string_view.h"
+
+namespace tbprof::converters::json {
+
+// Deepest nesting of arrays/objects accepted, counting the document's
+// outermost container as 1.
+inline constexpr int kMaxNestingDepth = 64;
+
+enum class ScanStatus : uint8_t { kOk, kIncomplete, kError };
+
+// Storage for unescaped strings. Views stay valid until Reset().
+class StringArena {
+ public:
+  std::string* New() {
+    if (used_ == strings_.size()) strings_.emplace_back();
+    std::string* s = &strings_[used_++];
+    s->clear();
+    return s;
+  }
+  void Reset() { used_ = 0; }
+
+ private:
+  std::deque<std::string> strings_;
+  size_t used_ = 0;
+};
+
+// What a scalar JSON value was.
+enum class ValueKind : uint8_t { kAbsent = 0, kNull, kBool, kNumber, kString, kArray, kObject };
+
+struct Token {
+  ValueKind kind = ValueKind::kAbsent;
+  absl::string_view text;  // Number text, string contents, "true"/"false", or raw JSON.
+  bool present() const { return kind != ValueKind::kAbsent; }
+};
+
+class Cursor {
+ public:
+  Cursor(const char* begin, const char* end) : p_(begin), end_(end) {}
+
+  const char* pos() const { return p_; }
+  void set_pos(const char* p) { p_ = p; }
+  const char* end() const { return end_; }
+  ScanStatus status() const { return status_; }
+  const char* error_pos() const { return error_pos_; }
+  const char* error_message() const { return error_message_; }
+
+  bool Incomplete() {
+    status_ = ScanStatus::kIncomplete;
+    return false;
+  }
+  bool Fail(const char* at, const char* message) {
+    status_ = ScanStatus::kError;
+    error_pos_ = at;
+    error_message_ = message;
+    return false;
+  }
+
+  // Skips JSON whitespace. False (incomplete) if the range ends first.
+  bool SkipWhitespace() {
+    while (p_ < end_) {
+      char c = *p_;
+      if (c != ' ' && c != '\n' && c != '\r' && c != '\t') return true;
+      ++p_;
+    }
+    return Incomplete();
+  }
+  // Skips whitespace, then consumes `c` or fails with `message`.
+  bool Expect(char c, const char* message) {
+    if (!SkipWhitespace()) return false;
+    if (*p_ != c) return Fail(p_, message);
+    ++p_;
+    return true;
+  }
+
+  // At '"': reads a string. With escapes, its contents are unescaped into
+  // `arena`; with a null arena escapes are only validated and *out is the raw
+  // text between the quotes.
+  bool ParseString(absl::string_view* out, StringArena* arena);
+  // At a number's first character: scans and validates it.
+  bool ParseNumber(absl::string_view* out);
+  // Any value; `depth` is the nesting depth of the value's container.
+  bool SkipValue(int depth);
+  // Reads a scalar into *token (strings unescaped); arrays/objects are
+  // skipped and reported with their raw text.
+  bool ParseToken(int depth, Token* token, StringArena* arena);
+
+ private:
+  bool ParseLiteral(absl::string_view literal);
+  bool UnescapeRest(const char* start, absl::string_view* out, StringArena* arena);
+
+  const char* p_;
+  const char* end_;
+  ScanStatus status_ = ScanStatus::kOk;
+  const char* error_pos_ = nullptr;
+  const char* error_message_ = nullptr;
+};
+
+// Finds the end of the value starting at `begin` without validating it:
+// brackets are matched (a closer of the wrong kind closes up to its opener),
+// strings are skipped escape-aware, a scalar ends before ',', ']' or '}'.
+// Used to step over a malformed trace event. On kOk, *end is one past the
+// value. Never fails with kError.
+ScanStatus SkipLeniently(const char* begin, const char* end, const char** value_end);
+
+// Resumable skipper for large top-level values that are not needed: feed it
+// consecutive ranges; it reports kOk with *consumed = bytes up to the end of
+// the value, or kIncomplete having consumed the whole range.
+class ResumableSkipper {
+ public:
+  ScanStatus Feed(const char* begin, const char* end, size_t* consumed);
+
+ private:
+  bool started_ = false;
+  bool scalar_ = false;
+  bool in_string_ = false;
+  bool escape_ = false;
+  int64_t depth_ = 0;
+};
+
+}  // namespace tbprof::converters::json
+
+#endif  // TBPROF_CONVERTERS_CHROME_JSON_JSON_SCAN_H_

@@ -1,0 +1,443 @@
+#include "converters/chrome_json/trace_event_mapper.h"
+
+#include <cmath>
+#include <limits>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "converters/chrome_json/json_number.h"
+#include "converters/chrome_json/json_value.h"
+#include "converters/chrome_json/utf8.h"
+#include "src/xplane/xspace_schema.h"
+
+namespace tbprof::converters {
+
+using json::RawTraceEvent;
+using json::Token;
+using json::ValueKind;
+using xplane::StatType;
+
+namespace {
+
+// Events may lie this far (about 53 days) from the first event.
+constexpr int64_t kMaxDeltaNs = (int64_t{1} << 62) / 1000;
+constexpr int64_t kStringIdTag = int64_t{1} << 62;
+constexpr int64_t kFirstSyntheticLineId = 0xC0000000;
+
+bool IsNumberOrString(const Token& t) {
+  return t.kind == ValueKind::kNumber || t.kind == ValueKind::kString;
+}
+
+// Integer value of a number or quoted number; `fallback` otherwise.
+int64_t IntOr(const Token& t, int64_t fallback) {
+  int64_t v;
+  if (IsNumberOrString(t) && json::ParseInt64(t.text, &v)) return v;
+  return fallback;
+}
+
+// "ProfilerStep#12" -> 12.
+bool ParseProfilerStep(absl::string_view name, int64_t* step) {
+  constexpr absl::string_view kPrefix = "ProfilerStep#";
+  if (name.size() <= kPrefix.size() || name[0] != 'P' || !absl::StartsWith(name, kPrefix)) {
+    return false;
+  }
+  return absl::SimpleAtoi(name.substr(kPrefix.size()), step);
+}
+
+}  // namespace
+
+TraceEventMapper::TraceEventMapper(const ChromeJsonOptions& options, xplane::XSpaceData* space)
+    : options_(options), space_(space), builder_(space) {}
+
+void TraceEventMapper::Malformed(uint64_t byte_offset, absl::string_view reason) {
+  ++summary_.events_malformed;
+  if (static_cast<int>(summary_.malformed_examples.size()) < options_.max_error_examples) {
+    summary_.malformed_examples.push_back(absl::StrCat("byte ", byte_offset, ": ", reason));
+  }
+}
+
+void TraceEventMapper::OnMalformedEvent(uint64_t byte_offset, absl::string_view reason) {
+  ++summary_.events_read;
+  Malformed(byte_offset, reason);
+}
+
+TraceEventMapper::Kind TraceEventMapper::Classify(const Token& cat) const {
+  if (cat.kind != ValueKind::kString) return Kind::kHost;
+  absl::string_view c = cat.text;
+  switch (c.size()) {
+    case 6:
+      if (absl::EqualsIgnoreCase(c, "kernel")) return Kind::kKernel;
+      if (absl::EqualsIgnoreCase(c, "memcpy")) return Kind::kMemcpy;
+      if (absl::EqualsIgnoreCase(c, "memset")) return Kind::kMemset;
+      if (absl::EqualsIgnoreCase(c, "cpu_op")) return Kind::kCpuOp;
+      if (absl::EqualsIgnoreCase(c, "driver")) return Kind::kRuntime;
+      break;
+    case 7:
+      if (absl::EqualsIgnoreCase(c, "runtime")) return Kind::kRuntime;
+      break;
+    case 8:
+      if (absl::EqualsIgnoreCase(c, "operator")) return Kind::kCpuOp;
+      break;
+    case 9:
+      if (absl::EqualsIgnoreCase(c, "cuda_sync")) return Kind::kGpuSync;
+      break;
+    case 10:
+      if (absl::EqualsIgnoreCase(c, "gpu_memcpy")) return Kind::kMemcpy;
+      if (absl::EqualsIgnoreCase(c, "gpu_memset")) return Kind::kMemset;
+      break;
+    case 11:
+      if (absl::EqualsIgnoreCase(c, "cuda_driver")) return Kind::kRuntime;
+      break;
+    case 12:
+      if (absl::EqualsIgnoreCase(c, "cuda_runtime")) return Kind::kRuntime;
+      break;
+    case 19:
+      if (absl::EqualsIgnoreCase(c, "gpu_user_annotation")) return Kind::kGpuAnnotation;
+      break;
+  }
+  return Kind::kHost;
+}
+
+xplane::XPlaneBuilder* TraceEventMapper::HostPlane() {
+  if (host_plane_ == nullptr) {
+    host_plane_ = builder_.GetOrCreatePlane(xplane::kHostThreadsPlaneName);
+    stat_correlation_ = host_plane_->GetOrCreateStatMetadata(StatType::kCorrelationId);
+    stat_device_id_ = host_plane_->GetOrCreateStatMetadata(StatType::kDeviceId);
+    stat_is_root_ = host_plane_->GetOrCreateStatMetadata(StatType::kIsRoot);
+    stat_step_num_ = host_plane_->GetOrCreateStatMetadata(StatType::kStepNum);
+  }
+  return host_plane_;
+}
+
+int64_t TraceEventMapper::EncodeId(const Token& token, bool* ok) {
+  if (!token.present() || token.kind == ValueKind::kNull) return 0;
+  int64_t v;
+  if (IsNumberOrString(token) && json::ParseInt64(token.text, &v)) return v;
+  if (token.kind != ValueKind::kString && token.kind != ValueKind::kNumber) {
+    *ok = false;  // Arrays, objects, booleans.
+    return 0;
+  }
+  auto [it, inserted] = string_ids_.try_emplace(
+      std::string(token.text), kStringIdTag + static_cast<int64_t>(string_ids_.size()));
+  return it->second;
+}
+
+uint32_t TraceEventMapper::ThreadIndex(const Token& pid, const Token& tid, bool* ok) {
+  std::pair<int64_t, int64_t> key(EncodeId(pid, ok), EncodeId(tid, ok));
+  if (key == last_thread_key_) return last_thread_;
+  auto [it, inserted] = thread_index_.try_emplace(key, static_cast<uint32_t>(threads_.size()));
+  if (inserted) {
+    HostThread& t = threads_.emplace_back();
+    t.pid_key = key.first;
+    t.tid_key = key.second;
+    t.tid_text = tid.present() ? std::string(tid.text) : "0";
+    // Line id: the numeric tid when free, else a synthetic id (below the
+    // plugin's derived-line ids).
+    int64_t line_id = key.second;
+    if (line_id < 0 || line_id >= kFirstSyntheticLineId || used_line_ids_.contains(line_id)) {
+      while (used_line_ids_.contains(next_synthetic_line_id_)) ++next_synthetic_line_id_;
+      line_id = next_synthetic_line_id_++;
+    }
+    used_line_ids_.emplace(line_id, it->second);
+    t.line = HostPlane()->GetOrCreateLine(line_id);
+    t.line->SetTimestampNs(base_ns_);
+  }
+  last_thread_key_ = key;
+  last_thread_ = it->second;
+  return it->second;
+}
+
+bool TraceEventMapper::ToOffsetPs(int64_t ts_ns, int64_t* offset_ps) {
+  __int128 delta = static_cast<__int128>(ts_ns) - base_ns_;
+  if (delta > kMaxDeltaNs || delta < -kMaxDeltaNs) return false;
+  *offset_ps = static_cast<int64_t>(delta) * 1000;
+  return true;
+}
+
+absl::Status TraceEventMapper::OnEvent(const RawTraceEvent& e) {
+  ++summary_.events_read;
+  if (options_.max_events > 0 && summary_.events_read > options_.max_events) {
+    return absl::ResourceExhaustedError(absl::StrCat("byte ", e.byte_offset, ": more than ",
+                                                     options_.max_events, " trace events"));
+  }
+  if (e.ph.kind != ValueKind::kString || e.ph.text.empty()) {
+    Malformed(e.byte_offset, "trace event without a \"ph\" string");
+    return absl::OkStatus();
+  }
+  char ph = e.ph.text.size() == 1 ? e.ph.text[0] : '?';
+  switch (ph) {
+    case 'M':
+      ++summary_.metadata_events;
+      OnMetadataEvent(e);
+      return absl::OkStatus();
+    case 'X': case 'B': case 'E': case 'i': case 'I': case 'n':
+      break;
+    default:
+      ++summary_.events_ignored;  // Flows, counters, async, samples, objects.
+      return absl::OkStatus();
+  }
+  int64_t ts_ns;
+  if (!IsNumberOrString(e.ts) || !json::ParseDecimalScaled(e.ts.text, 3, &ts_ns)) {
+    Malformed(e.byte_offset, e.ts.present() ? "\"ts\" is not a number" : "event without \"ts\"");
+    return absl::OkStatus();
+  }
+  if (!have_base_) {
+    have_base_ = true;
+    base_ns_ = ts_ns;
+  }
+  int64_t unused_ps;
+  if (!ToOffsetPs(ts_ns, &unused_ps)) {
+    ++out_of_range_;
+    Malformed(e.byte_offset, "\"ts\" is more than 53 days away from the first event");
+    return absl::OkStatus();
+  }
+  Kind kind = Classify(e.cat);
+  if (ph == 'X') return OnCompleteEvent(e, kind, ts_ns);
+
+  bool ok = true;
+  uint32_t thread = ThreadIndex(e.pid, e.tid, &ok);
+  if (!ok) {
+    Malformed(e.byte_offset, "\"pid\"/\"tid\" is not a number or string");
+    return absl::OkStatus();
+  }
+  if (ph == 'B') {
+    OpenSpan open;
+    open.ts_ns = ts_ns;
+    open.name_id = space_->strings.Intern(SanitizeUtf8(e.name.text, &scratch_));
+    open.kind = kind;
+    open.correlation = IntOr(e.args.correlation, kNone);
+    open.device = IntOr(e.args.device, kNone);
+    threads_[thread].open.push_back(open);
+    return absl::OkStatus();
+  }
+  if (ph == 'E') {
+    std::vector<OpenSpan>& open = threads_[thread].open;
+    if (open.empty()) {
+      ++unmatched_end_;
+      ++summary_.events_ignored;
+      return absl::OkStatus();
+    }
+    OpenSpan b = open.back();
+    open.pop_back();
+    HostEvent he;
+    he.name = space_->strings.Get(b.name_id);
+    he.kind = b.kind;
+    he.ts_ns = b.ts_ns;
+    he.dur_ns = std::max<int64_t>(0, ts_ns - b.ts_ns);
+    he.correlation = b.correlation;
+    he.device = b.device;
+    EmitHostEvent(thread, he, e.byte_offset);
+    return absl::OkStatus();
+  }
+  // Instant events.
+  if (e.name.kind == ValueKind::kString && e.name.text == "[memory]") {
+    OnMemoryEvent(e, thread, ts_ns);
+    return absl::OkStatus();
+  }
+  HostEvent he;
+  he.name = e.name.text;
+  he.kind = kind;
+  he.ts_ns = ts_ns;
+  he.dur_ns = 0;
+  EmitHostEvent(thread, he, e.byte_offset);
+  return absl::OkStatus();
+}
+
+absl::Status TraceEventMapper::OnCompleteEvent(const RawTraceEvent& e, Kind kind, int64_t ts_ns) {
+  int64_t dur_ns = 0;
+  if (e.dur.present()) {
+    if (!IsNumberOrString(e.dur) || !json::ParseDecimalScaled(e.dur.text, 3, &dur_ns)) {
+      Malformed(e.byte_offset, "\"dur\" is not a number");
+      return absl::OkStatus();
+    }
+    if (dur_ns < 0 || dur_ns > kMaxDeltaNs) {
+      Malformed(e.byte_offset, "\"dur\" is negative or too large");
+      return absl::OkStatus();
+    }
+  }
+  switch (kind) {
+    case Kind::kKernel: case Kind::kMemcpy: case Kind::kMemset:
+    case Kind::kGpuAnnotation: case Kind::kGpuSync:
+      BufferGpuEvent(e, kind, ts_ns, dur_ns);
+      return absl::OkStatus();
+    default:
+      break;
+  }
+  bool ok = true;
+  uint32_t thread = ThreadIndex(e.pid, e.tid, &ok);
+  if (!ok) {
+    Malformed(e.byte_offset, "\"pid\"/\"tid\" is not a number or string");
+    return absl::OkStatus();
+  }
+  HostEvent he;
+  he.name = e.name.text;
+  he.kind = kind;
+  he.ts_ns = ts_ns;
+  he.dur_ns = dur_ns;
+  if (e.has_args) {
+    he.correlation = IntOr(e.args.correlation, kNone);
+    he.device = IntOr(e.args.device, kNone);
+    he.external_id = IntOr(e.args.external_id, kNone);
+  }
+  if (kind == Kind::kRuntime) {
+    if (absl::StartsWith(he.name, "hip")) rocm_ = true;
+    if (absl::StartsWith(he.name, "cu")) cuda_ = true;
+  }
+  EmitHostEvent(thread, he, e.byte_offset);
+  return absl::OkStatus();
+}
+
+void TraceEventMapper::EmitHostEvent(uint32_t thread, const HostEvent& he, uint64_t byte_offset) {
+  int64_t offset_ps;
+  if (!ToOffsetPs(he.ts_ns, &offset_ps) || he.dur_ns > kMaxDeltaNs) {
+    ++out_of_range_;
+    Malformed(byte_offset, "event time is more than 53 days away from the first event");
+    return;
+  }
+  xplane::XPlaneBuilder* plane = HostPlane();
+  HostThread& t = threads_[thread];
+  uint32_t md = plane->GetOrCreateEventMetadata(SanitizeUtf8(he.name, &scratch_));
+  xplane::XEventBuilder ev = t.line->AddEvent(md, offset_ps, he.dur_ns * 1000);
+  ++summary_.events_converted;
+  if (he.correlation != kNone) {
+    ev.AddInt64(stat_correlation_, he.correlation);
+    t.probes.push_back({he.ts_ns, static_cast<uint32_t>(launch_correlations_.size())});
+    launch_correlations_.push_back(he.correlation);
+  }
+  if (he.device != kNone) ev.AddInt64(stat_device_id_, he.device);
+  if (he.kind == Kind::kCpuOp) {
+    uint32_t name_id = plane->event_metadata(md).name;
+    t.ops.push_back({he.ts_ns, he.ts_ns + he.dur_ns, name_id});
+    if (he.external_id != kNone) external_id_op_[he.external_id] = name_id;
+  }
+  int64_t step;
+  if (ParseProfilerStep(he.name, &step)) {
+    ev.AddInt64(stat_is_root_, 1);
+    ev.AddInt64(stat_step_num_, step);
+    ++summary_.step_roots;
+  }
+}
+
+void TraceEventMapper::OnMetadataEvent(const RawTraceEvent& e) {
+  if (e.name.kind != ValueKind::kString || e.name.text != "thread_name") return;
+  if (e.args.name.kind != ValueKind::kString) return;
+  bool ok = true;
+  std::pair<int64_t, int64_t> key(EncodeId(e.pid, &ok), EncodeId(e.tid, &ok));
+  if (ok) thread_names_[key] = std::string(SanitizeUtf8(e.args.name.text, &scratch_));
+}
+
+void TraceEventMapper::OnMemoryEvent(const RawTraceEvent& e, uint32_t thread, int64_t ts_ns) {
+  PendingMemoryEvent m;
+  m.ts_ns = ts_ns;
+  m.bytes = IntOr(e.args.mem_bytes, kNone);
+  if (m.bytes == kNone) {
+    Malformed(e.byte_offset, "[memory] event without integer args.Bytes");
+    return;
+  }
+  uint64_t addr = 0;
+  if (IsNumberOrString(e.args.addr) && !json::ParseUint64(e.args.addr.text, &addr)) {
+    int64_t signed_addr = 0;
+    if (json::ParseInt64(e.args.addr.text, &signed_addr)) addr = static_cast<uint64_t>(signed_addr);
+  }
+  m.addr = addr;
+  m.total_allocated = IntOr(e.args.total_allocated, kNone);
+  m.total_reserved = IntOr(e.args.total_reserved, kNone);
+  m.device_type = static_cast<int32_t>(IntOr(e.args.mem_device_type, 0));
+  m.device_id = static_cast<int32_t>(IntOr(e.args.mem_device_id, -1));
+  m.thread_index = thread;
+  threads_[thread].probes.push_back(
+      {ts_ns, 0x80000000u | static_cast<uint32_t>(memory_events_.size())});
+  memory_events_.push_back(m);
+}
+
+void TraceEventMapper::BufferGpuEvent(const RawTraceEvent& e, Kind kind, int64_t ts_ns,
+                                      int64_t dur_ns) {
+  PendingGpuEvent g;
+  g.ts_ns = ts_ns;
+  g.dur_ns = dur_ns;
+  g.kind = kind;
+  const json::TraceEventArgs& a = e.args;
+  g.device = static_cast<int32_t>(IntOr(a.device, IntOr(e.pid, 0)));
+  int64_t stream = IntOr(a.stream, kNone);
+  if (stream == kNone) {
+    stream = IntOr(e.tid, kNone);
+    int64_t parsed;
+    if (stream == kNone && e.tid.kind == ValueKind::kString &&
+        absl::StartsWith(e.tid.text, "stream ") &&
+        absl::SimpleAtoi(e.tid.text.substr(7), &parsed)) {
+      stream = parsed;
+    }
+    if (stream == kNone) stream = 0;
+  }
+  g.stream = stream;
+  g.correlation = IntOr(a.correlation, kNone);
+  g.external_id = IntOr(a.external_id, kNone);
+  g.bytes = 0;
+  if (IsNumberOrString(a.bytes)) json::ParseUint64(a.bytes.text, &g.bytes);
+  g.registers = static_cast<int32_t>(IntOr(a.registers, 0));
+  g.shared_memory = IntOr(a.shared_memory, 0);
+  int64_t grid[3] = {1, 1, 1}, block[3] = {1, 1, 1};
+  bool has_grid = a.grid.kind == ValueKind::kArray && json::ParseDim3(a.grid.text, grid);
+  bool has_block = a.block.kind == ValueKind::kArray && json::ParseDim3(a.block.text, block);
+  for (int i = 0; i < 3; ++i) {
+    g.grid[i] = static_cast<int32_t>(std::clamp<int64_t>(grid[i], 0, INT32_MAX));
+    g.block[i] = static_cast<int32_t>(std::clamp<int64_t>(block[i], 0, INT32_MAX));
+  }
+  g.has_launch_params = has_block && (a.registers.present() || a.shared_memory.present() || has_grid);
+  double occ;
+  g.est_occupancy_pct = IsNumberOrString(a.est_occupancy) && json::ParseDouble(a.est_occupancy.text, &occ)
+                            ? static_cast<float>(occ)
+                            : std::numeric_limits<float>::quiet_NaN();
+  g.name_id = space_->strings.Intern(SanitizeUtf8(e.name.text, &scratch_));
+  gpu_events_.push_back(g);
+}
+
+bool TraceEventMapper::WantsTopLevelValue(absl::string_view key) {
+  return key == "deviceProperties" || key == "distributedInfo" ||
+         key == "baseTimeNanoseconds" || key == "metadata" || key == "hostname" ||
+         absl::StartsWith(key, "roctracer") || absl::StartsWith(key, "rocm") ||
+         absl::StartsWith(key, "hip");
+}
+
+absl::Status TraceEventMapper::OnTopLevelValue(absl::string_view key, absl::string_view text,
+                                               uint64_t byte_offset) {
+  if (absl::StartsWith(key, "roctracer") || absl::StartsWith(key, "rocm") ||
+      absl::StartsWith(key, "hip")) {
+    rocm_ = true;
+    return absl::OkStatus();
+  }
+  absl::StatusOr<json::JsonValue> value = json::ParseJsonValue(text);
+  if (!value.ok()) {
+    space_->warnings.push_back(absl::StrCat("top-level \"", key, "\" at byte ", byte_offset,
+                                            " ignored: ", value.status().message()));
+    return absl::OkStatus();
+  }
+  if (key == "deviceProperties") {
+    absl::Status s = ParseDeviceProperties(*value);
+    if (!s.ok()) {
+      space_->warnings.push_back(absl::StrCat("deviceProperties at byte ", byte_offset,
+                                              " ignored: ", s.message()));
+    }
+  } else if (key == "distributedInfo") {
+    if (const json::JsonValue* rank = value->Find("rank")) rank->AsInt64(&summary_.rank);
+  } else if (key == "baseTimeNanoseconds") {
+    value->AsInt64(&base_time_ns_);
+  } else if (key == "hostname") {
+    if (!value->AsString().empty()) summary_.hostname_hint = std::string(value->AsString());
+  } else if (key == "metadata") {
+    // TraceLens-style: metadata.system.uname.node; or metadata.hostname.
+    const json::JsonValue* node = nullptr;
+    if (const json::JsonValue* system = value->Find("system")) {
+      if (const json::JsonValue* uname = system->Find("uname")) node = uname->Find("node");
+    }
+    if (node == nullptr) node = value->Find("hostname");
+    if (node != nullptr && !node->AsString().empty() && summary_.hostname_hint.empty()) {
+      summary_.hostname_hint = std::string(node->AsString());
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace tbprof::converters

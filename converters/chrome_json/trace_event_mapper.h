@@ -1,0 +1,180 @@
+// Maps parsed Chrome / Kineto trace events onto an XSpace (the rules of
+// DESIGN.md "Kineto / Chrome trace mapping"):
+//   - host events -> /host:CPU, one line per (pid, tid), emitted as they come;
+//   - GPU activity (kernels, copies, memsets, GPU annotations, syncs) ->
+//     /device:GPU:<device>, one line per stream; buffered in a compact form
+//     and emitted by Finish(), when deviceProperties (which may follow the
+//     events) and the launching CPU ops are known;
+//   - [memory] instants -> MemoryAllocation / MemoryDeallocation, buffered so
+//     running totals are computed in time order.
+// Internal to the chrome_json converter; see chrome_json_to_xspace.h.
+#ifndef TBPROF_CONVERTERS_CHROME_JSON_TRACE_EVENT_MAPPER_H_
+#define TBPROF_CONVERTERS_CHROME_JSON_TRACE_EVENT_MAPPER_H_
+
+#include <cstdint>
+#include <deque>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "converters/chrome_json/chrome_json_to_xspace.h"
+#include "converters/chrome_json/json_value.h"
+#include "converters/chrome_json/trace_json_reader.h"
+#include "converters/common/gpu_occupancy.h"
+#include "src/xplane/xspace_builder.h"
+
+namespace tbprof::converters {
+
+class TraceEventMapper : public json::TraceJsonHandler {
+ public:
+  TraceEventMapper(const ChromeJsonOptions& options, xplane::XSpaceData* space);
+
+  absl::Status OnEvent(const json::RawTraceEvent& event) override;
+  void OnMalformedEvent(uint64_t byte_offset, absl::string_view reason) override;
+  bool WantsTopLevelValue(absl::string_view key) override;
+  absl::Status OnTopLevelValue(absl::string_view key, absl::string_view json,
+                               uint64_t byte_offset) override;
+
+  // Emits buffered events, names lines, finalizes the space and fills the
+  // summary. Call once, after the reader is done.
+  ChromeJsonSummary Finish(const json::TraceJsonReadResult& read);
+
+ private:
+  // What an event is, from its category.
+  enum class Kind : uint8_t {
+    kHost, kCpuOp, kRuntime, kKernel, kMemcpy, kMemset, kGpuAnnotation, kGpuSync,
+  };
+  static constexpr int64_t kNone = INT64_MIN;
+
+  // A host thread (pid, tid) and what Finish() needs about it.
+  struct OpSpan {
+    int64_t begin_ns, end_ns;
+    uint32_t name_id;  // StringPool id.
+  };
+  struct Probe {         // A point on the thread to attribute to a CPU op.
+    int64_t ts_ns;
+    uint32_t index;      // Bit 31 set: memory event index; else launch index.
+  };
+  struct OpenSpan {      // A "B" event waiting for its "E".
+    int64_t ts_ns;
+    uint32_t name_id;
+    Kind kind;
+    int64_t correlation;
+    int64_t device;
+  };
+  struct HostThread {
+    int64_t pid_key, tid_key;
+    std::string tid_text;
+    xplane::XLineBuilder* line = nullptr;
+    std::vector<OpenSpan> open;
+    std::vector<OpSpan> ops;
+    std::vector<Probe> probes;
+  };
+  // A host event ready to be emitted.
+  struct HostEvent {
+    absl::string_view name;
+    Kind kind;
+    int64_t ts_ns, dur_ns;
+    int64_t correlation = kNone;
+    int64_t device = kNone;
+    int64_t external_id = kNone;
+  };
+  struct PendingGpuEvent {
+    int64_t ts_ns, dur_ns;
+    int64_t correlation, external_id;
+    int64_t stream;
+    uint64_t bytes;
+    int64_t shared_memory;
+    int32_t device;
+    uint32_t name_id;
+    int32_t registers;
+    int32_t grid[3], block[3];
+    float est_occupancy_pct;  // NaN if absent.
+    Kind kind;
+    bool has_launch_params;
+  };
+  struct PendingMemoryEvent {
+    int64_t ts_ns;
+    int64_t bytes;
+    uint64_t addr;
+    int64_t total_allocated, total_reserved;  // kNone if absent.
+    uint32_t thread_index;
+    int32_t device_type, device_id;
+    uint32_t op_name_id = 0;  // Innermost enclosing CPU op, 0 if none.
+  };
+
+  Kind Classify(const json::Token& cat) const;
+  int64_t EncodeId(const json::Token& token, bool* ok);
+  uint32_t ThreadIndex(const json::Token& pid, const json::Token& tid, bool* ok);
+  bool ToOffsetPs(int64_t ts_ns, int64_t* offset_ps);
+  void Malformed(uint64_t byte_offset, absl::string_view reason);
+  xplane::XPlaneBuilder* HostPlane();
+
+  absl::Status OnCompleteEvent(const json::RawTraceEvent& e, Kind kind, int64_t ts_ns);
+  void OnMetadataEvent(const json::RawTraceEvent& e);
+  void OnMemoryEvent(const json::RawTraceEvent& e, uint32_t thread, int64_t ts_ns);
+  void BufferGpuEvent(const json::RawTraceEvent& e, Kind kind, int64_t ts_ns, int64_t dur_ns);
+  void EmitHostEvent(uint32_t thread, const HostEvent& event, uint64_t byte_offset);
+
+  // Finish() steps (trace_event_mapper_finish.cc).
+  void AttributeToCpuOps();
+  void EmitGpuEvents();
+  void EmitMemoryEvents();
+  void NameHostLines();
+  const GpuDeviceProperties* DeviceProps(int64_t device) const;
+  struct GpuPlane;
+  GpuPlane& GetGpuPlane(int32_t device);
+  xplane::XLineBuilder* GpuLine(GpuPlane& plane, Kind kind, int64_t stream);
+
+  absl::Status ParseDeviceProperties(const json::JsonValue& value);
+
+  const ChromeJsonOptions& options_;
+  xplane::XSpaceData* space_;
+  xplane::XSpaceBuilder builder_;
+  ChromeJsonSummary summary_;
+
+  bool have_base_ = false;
+  int64_t base_ns_ = 0;  // Trace-clock ns of line timestamp_ns.
+  int64_t base_time_ns_ = 0;  // baseTimeNanoseconds (epoch of ts 0), 0 if absent.
+  bool rocm_ = false;  // HIP runtime events or ROCm keys seen.
+  bool cuda_ = false;  // CUDA runtime/driver events seen.
+
+  xplane::XPlaneBuilder* host_plane_ = nullptr;
+  uint32_t stat_correlation_ = 0, stat_device_id_ = 0, stat_is_root_ = 0, stat_step_num_ = 0;
+
+  std::deque<HostThread> threads_;
+  absl::flat_hash_map<std::pair<int64_t, int64_t>, uint32_t> thread_index_;
+  std::pair<int64_t, int64_t> last_thread_key_{kNone, kNone};
+  uint32_t last_thread_ = 0;
+  absl::flat_hash_map<std::string, int64_t> string_ids_;  // Non-numeric pid/tid.
+  absl::flat_hash_map<int64_t, int64_t> used_line_ids_;   // line id -> thread index.
+  int64_t next_synthetic_line_id_ = 0xC0000000;
+  absl::flat_hash_map<std::pair<int64_t, int64_t>, std::string> thread_names_;
+
+  std::vector<int64_t> launch_correlations_;       // Indexed by Probe::index.
+  absl::flat_hash_map<int64_t, uint32_t> launch_op_;  // correlation -> op name id.
+  absl::flat_hash_map<int64_t, uint32_t> external_id_op_;  // External id -> op name id.
+
+  // A /device:GPU:n plane being filled by EmitGpuEvents().
+  struct GpuPlane {
+    xplane::XPlaneBuilder* plane = nullptr;
+    uint32_t correlation = 0, kernel_details = 0, theoretical_occupancy = 0,
+             est_occupancy = 0, tf_op = 0, memcpy_details = 0, memset_details = 0;
+    absl::flat_hash_map<std::pair<int, int64_t>, xplane::XLineBuilder*> lines;
+    absl::flat_hash_map<uint32_t, uint32_t> renamed_metadata;  // Original name id -> index.
+    int64_t next_line_id = 0x30000000;
+  };
+  absl::flat_hash_map<int32_t, GpuPlane> gpu_planes_;
+  std::vector<PendingGpuEvent> gpu_events_;
+  std::vector<PendingMemoryEvent> memory_events_;
+  std::vector<GpuDeviceProperties> device_props_;
+
+  int64_t unmatched_begin_ = 0, unmatched_end_ = 0, out_of_range_ = 0;
+  std::string scratch_;
+};
+
+}  // namespace tbprof::converters
+
+#endif  // TBPROF_CONVERTERS_CHROME_JSON_TRACE_EVENT_MAPPER_H_

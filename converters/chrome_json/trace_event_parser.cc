@@ -1,0 +1,161 @@
+#include "converters/chrome_json/trace_event_parser.h"
+
+#include <cstring>
+
+#include "converters/chrome_json/json_number.h"
+
+namespace tbprof::converters::json {
+namespace {
+
+template <size_t N>
+inline bool Eq(absl::string_view key, const char (&literal)[N]) {
+  return key.size() == N - 1 && std::memcmp(key.data(), literal, N - 1) == 0;
+}
+
+Token* EventSlot(RawTraceEvent* e, absl::string_view key) {
+  switch (key.size()) {
+    case 1:
+      if (key[0] == 's') return &e->scope;
+      break;
+    case 2:
+      if (Eq(key, "ph")) return &e->ph;
+      if (Eq(key, "ts")) return &e->ts;
+      if (Eq(key, "id")) return &e->id;
+      break;
+    case 3:
+      if (Eq(key, "cat")) return &e->cat;
+      if (Eq(key, "pid")) return &e->pid;
+      if (Eq(key, "tid")) return &e->tid;
+      if (Eq(key, "dur")) return &e->dur;
+      break;
+    case 4:
+      if (Eq(key, "name")) return &e->name;
+      break;
+  }
+  return nullptr;
+}
+
+Token* ArgSlot(TraceEventArgs* a, absl::string_view key) {
+  switch (key.size()) {
+    case 4:
+      if (Eq(key, "Addr")) return &a->addr;
+      if (Eq(key, "name")) return &a->name;
+      if (Eq(key, "grid")) return &a->grid;
+      break;
+    case 5:
+      if (Eq(key, "bytes")) return &a->bytes;
+      if (Eq(key, "Bytes")) return &a->mem_bytes;
+      if (Eq(key, "block")) return &a->block;
+      break;
+    case 6:
+      if (Eq(key, "device")) return &a->device;
+      if (Eq(key, "stream")) return &a->stream;
+      if (Eq(key, "labels")) return &a->labels;
+      break;
+    case 9:
+      if (Eq(key, "Device Id")) return &a->mem_device_id;
+      break;
+    case 11:
+      if (Eq(key, "correlation")) return &a->correlation;
+      if (Eq(key, "External id") || Eq(key, "external id")) return &a->external_id;
+      if (Eq(key, "Device Type")) return &a->mem_device_type;
+      break;
+    case 13:
+      if (Eq(key, "shared memory")) return &a->shared_memory;
+      break;
+    case 14:
+      if (Eq(key, "Total Reserved")) return &a->total_reserved;
+      if (Eq(key, "cuda_sync_kind")) return &a->sync_kind;
+      break;
+    case 15:
+      if (Eq(key, "Total Allocated")) return &a->total_allocated;
+      break;
+    case 20:
+      if (Eq(key, "registers per thread")) return &a->registers;
+      break;
+    case 25:
+      if (Eq(key, "est. achieved occupancy %")) return &a->est_occupancy;
+      break;
+  }
+  return nullptr;
+}
+
+// Iterates the members of the object at the cursor ('{'), calling
+// on_member(key) with the cursor after the ':'; on_member must consume the
+// value.
+template <typename OnMember>
+bool ParseObject(Cursor* c, int depth, StringArena* arena, OnMember&& on_member) {
+  if (depth > kMaxNestingDepth) return c->Fail(c->pos(), "nesting deeper than 64 levels");
+  c->set_pos(c->pos() + 1);
+  if (!c->SkipWhitespace()) return false;
+  if (*c->pos() == '}') {
+    c->set_pos(c->pos() + 1);
+    return true;
+  }
+  while (true) {
+    if (!c->SkipWhitespace()) return false;
+    if (*c->pos() != '"') return c->Fail(c->pos(), "expected a string key");
+    absl::string_view key;
+    if (!c->ParseString(&key, arena)) return false;
+    if (!c->Expect(':', "expected ':' after key")) return false;
+    if (!on_member(key)) return false;
+    if (!c->SkipWhitespace()) return false;
+    char ch = *c->pos();
+    c->set_pos(c->pos() + 1);
+    if (ch == ',') continue;
+    if (ch == '}') return true;
+    return c->Fail(c->pos() - 1, "expected ',' or '}' in object");
+  }
+}
+
+}  // namespace
+
+bool ParseTraceEvent(Cursor* c, int depth, StringArena* arena, RawTraceEvent* event) {
+  *event = RawTraceEvent();
+  const char* begin = c->pos();
+  bool ok = ParseObject(c, depth, arena, [&](absl::string_view key) {
+    if (key.size() == 4 && std::memcmp(key.data(), "args", 4) == 0) {
+      if (!c->SkipWhitespace()) return false;
+      if (*c->pos() != '{') return c->SkipValue(depth);  // Not an object: ignored.
+      event->has_args = true;
+      return ParseObject(c, depth + 1, arena, [&](absl::string_view arg_key) {
+        if (Token* slot = ArgSlot(&event->args, arg_key)) {
+          return c->ParseToken(depth + 1, slot, arena);
+        }
+        return c->SkipValue(depth + 1);
+      });
+    }
+    if (Token* slot = EventSlot(event, key)) return c->ParseToken(depth, slot, arena);
+    return c->SkipValue(depth);
+  });
+  if (ok) event->raw = absl::string_view(begin, static_cast<size_t>(c->pos() - begin));
+  return ok;
+}
+
+bool ParseDim3(absl::string_view json_array, int64_t dims[3]) {
+  Cursor c(json_array.data(), json_array.data() + json_array.size());
+  if (!c.SkipWhitespace() || *c.pos() != '[') return false;
+  c.set_pos(c.pos() + 1);
+  int64_t parsed[3] = {1, 1, 1};
+  int n = 0;
+  if (!c.SkipWhitespace()) return false;
+  if (*c.pos() == ']') {
+    c.set_pos(c.pos() + 1);
+  } else {
+    while (true) {
+      if (!c.SkipWhitespace()) return false;
+      absl::string_view text;
+      if (n == 3 || !c.ParseNumber(&text) || !ParseInt64(text, &parsed[n])) return false;
+      ++n;
+      if (!c.SkipWhitespace()) return false;
+      char ch = *c.pos();
+      c.set_pos(c.pos() + 1);
+      if (ch == ']') break;
+      if (ch != ',') return false;
+    }
+  }
+  for (int i = 0; i < 3; ++i) dims[i] = parsed[i];
+  return true;
+}
+
+}  // namespace tbprof::converters::json

@@ -1,0 +1,359 @@
+#include "converters/chrome_json/trace_json_reader.h"
+
+#include <algorithm>
+#include <cstring>
+#include <memory>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "src/base/status_macros.h"
+
+namespace tbprof::converters::json {
+namespace {
+
+class Reader {
+ public:
+  Reader(InputStream* in, const TraceJsonReaderOptions& options, TraceJsonHandler* handler)
+      : in_(in), options_(options), handler_(handler) {
+    cap_ = std::max<size_t>(options_.chunk_bytes, 16);
+    buf_.reset(new char[cap_]);
+  }
+
+  absl::StatusOr<TraceJsonReadResult> Run();
+
+ private:
+  enum class State {
+    kStart,
+    kObjectKeyOrEnd,
+    kObjectKey,
+    kColon,
+    kValue,
+    kSkippingValue,
+    kObjectCommaOrEnd,
+    kArrayElementOrEnd,
+    kArrayElement,
+    kArrayCommaOrEnd,
+    kAfterDocument,
+  };
+  enum class Step { kProgress, kNeedMore, kError };
+
+  Step DoStep();
+  Step ParseElement();
+  Step EndOfArray();
+  absl::Status Refill();
+  absl::Status AtEndOfInput();
+
+  const char* data() const { return buf_.get() + pos_; }
+  const char* data_end() const { return buf_.get() + end_; }
+  uint64_t OffsetOf(const char* p) const { return base_ + static_cast<uint64_t>(p - buf_.get()); }
+  void Consume(const char* p) { pos_ = static_cast<size_t>(p - buf_.get()); }
+
+  // Skips whitespace and commits it; false if the buffer ran out.
+  bool SkipWhitespace() {
+    const char* p = data();
+    const char* e = data_end();
+    while (p < e && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t')) ++p;
+    Consume(p);
+    return p < e;
+  }
+  Step Fail(absl::StatusCode code, uint64_t offset, absl::string_view message) {
+    status_ = absl::Status(code, absl::StrCat(in_->path(), ": byte ", offset, ": ", message));
+    return Step::kError;
+  }
+  Step InvalidJson(const char* at, absl::string_view message) {
+    return Fail(absl::StatusCode::kDataLoss, OffsetOf(at), absl::StrCat("invalid JSON: ", message));
+  }
+
+  InputStream* in_;
+  const TraceJsonReaderOptions& options_;
+  TraceJsonHandler* handler_;
+
+  std::unique_ptr<char[]> buf_;
+  size_t cap_ = 0;
+  size_t pos_ = 0;     // First unconsumed byte.
+  size_t end_ = 0;     // End of valid data.
+  uint64_t base_ = 0;  // Input offset of buf_[0].
+  bool eof_ = false;
+
+  State state_ = State::kStart;
+  absl::Status status_;
+  std::string key_;
+  bool seen_trace_events_ = false;
+  int event_depth_ = 0;
+  uint64_t element_start_ = 0;  // Offset of the element being parsed.
+  ResumableSkipper skipper_;
+  StringArena arena_;
+  RawTraceEvent event_;
+  TraceJsonReadResult result_;
+};
+
+absl::Status Reader::Refill() {
+  if (pos_ > 0) {
+    std::memmove(buf_.get(), buf_.get() + pos_, end_ - pos_);
+    base_ += pos_;
+    end_ -= pos_;
+    pos_ = 0;
+  }
+  if (end_ == cap_) {
+    // One element fills the whole buffer: grow it.
+    if (cap_ >= options_.max_element_bytes) {
+      return absl::ResourceExhaustedError(
+          absl::StrCat(in_->path(), ": byte ", base_, ": a JSON element is larger than ",
+                       options_.max_element_bytes, " bytes"));
+    }
+    size_t new_cap = std::min(cap_ * 2, std::max(options_.max_element_bytes, cap_ + 1));
+    std::unique_ptr<char[]> bigger(new char[new_cap]);
+    std::memcpy(bigger.get(), buf_.get(), end_);
+    buf_ = std::move(bigger);
+    cap_ = new_cap;
+  }
+  size_t want = std::min(cap_ - end_, std::max<size_t>(options_.chunk_bytes, 1));
+  TBPROF_ASSIGN_OR_RETURN(size_t n, in_->Read(buf_.get() + end_, want));
+  if (n == 0) eof_ = true;
+  end_ += n;
+  result_.bytes_read += n;
+  if (options_.progress) options_.progress(in_->file_bytes_consumed(), in_->file_size());
+  return absl::OkStatus();
+}
+
+absl::StatusOr<TraceJsonReadResult> Reader::Run() {
+  while (true) {
+    switch (DoStep()) {
+      case Step::kProgress:
+        break;
+      case Step::kError:
+        return status_;
+      case Step::kNeedMore:
+        if (eof_) {
+          TBPROF_RETURN_IF_ERROR(AtEndOfInput());
+          return result_;
+        }
+        TBPROF_RETURN_IF_ERROR(Refill());
+        break;
+    }
+  }
+}
+
+absl::Status Reader::AtEndOfInput() {
+  uint64_t end_offset = base_ + end_;
+  auto truncated = [&](absl::string_view where) {
+    return absl::DataLossError(absl::StrCat(in_->path(), ": byte ", end_offset,
+                                            ": truncated JSON: the file ends ", where));
+  };
+  switch (state_) {
+    case State::kStart:
+      return absl::DataLossError(absl::StrCat(in_->path(), ": byte ", end_offset,
+                                              ": empty file (no JSON document)"));
+    case State::kAfterDocument:
+      if (!seen_trace_events_) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            in_->path(), ": byte ", end_offset,
+            ": not a Chrome trace: the JSON object has no traceEvents array"));
+      }
+      return absl::OkStatus();
+    case State::kArrayElementOrEnd:
+    case State::kArrayElement:
+    case State::kArrayCommaOrEnd:
+      if (result_.bare_array && pos_ == end_) {
+        result_.missing_array_end = true;
+        return absl::OkStatus();
+      }
+      if (pos_ != end_) {
+        return truncated(absl::StrCat("inside the trace event starting at byte ", OffsetOf(data())));
+      }
+      return truncated("inside the traceEvents array");
+    default:
+      return truncated("inside the top-level object");
+  }
+}
+
+Reader::Step Reader::EndOfArray() {
+  state_ = result_.bare_array ? State::kAfterDocument : State::kObjectCommaOrEnd;
+  return Step::kProgress;
+}
+
+Reader::Step Reader::ParseElement() {
+  const char* start = data();
+  if (*start != '{') {
+    if (*start == ']') return EndOfArray();  // Trailing comma: "[..., ]".
+    const char* value_end = nullptr;
+    if (SkipLeniently(start, data_end(), &value_end) == ScanStatus::kIncomplete) {
+      return Step::kNeedMore;
+    }
+    ++result_.elements;
+    handler_->OnMalformedEvent(OffsetOf(start), "trace event is not a JSON object");
+    Consume(value_end);
+    state_ = State::kArrayCommaOrEnd;
+    return Step::kProgress;
+  }
+  arena_.Reset();
+  Cursor cursor(start, data_end());
+  if (ParseTraceEvent(&cursor, event_depth_, &arena_, &event_)) {
+    ++result_.elements;
+    event_.byte_offset = OffsetOf(start);
+    absl::Status s = handler_->OnEvent(event_);
+    if (!s.ok()) {
+      status_ = absl::Status(s.code(), absl::StrCat(in_->path(), ": ", s.message()));
+      return Step::kError;
+    }
+    Consume(cursor.pos());
+    state_ = State::kArrayCommaOrEnd;
+    return Step::kProgress;
+  }
+  if (cursor.status() == ScanStatus::kIncomplete) return Step::kNeedMore;
+  // Malformed: find the event's end and go on.
+  const char* value_end = nullptr;
+  if (SkipLeniently(start, data_end(), &value_end) == ScanStatus::kIncomplete) {
+    return Step::kNeedMore;
+  }
+  ++result_.elements;
+  handler_->OnMalformedEvent(OffsetOf(cursor.error_pos()), cursor.error_message());
+  Consume(value_end);
+  state_ = State::kArrayCommaOrEnd;
+  return Step::kProgress;
+}
+
+Reader::Step Reader::DoStep() {
+  if (state_ == State::kSkippingValue) {
+    size_t consumed = 0;
+    ScanStatus s = skipper_.Feed(data(), data_end(), &consumed);
+    pos_ += consumed;
+    if (s == ScanStatus::kIncomplete) return Step::kNeedMore;
+    state_ = State::kObjectCommaOrEnd;
+    return Step::kProgress;
+  }
+  if (state_ == State::kStart && base_ == 0 && pos_ == 0 && end_ >= 3 &&
+      std::memcmp(buf_.get(), "\xEF\xBB\xBF", 3) == 0) {
+    pos_ = 3;  // UTF-8 byte order mark.
+  }
+  if (!SkipWhitespace()) return Step::kNeedMore;
+  const char* p = data();
+  switch (state_) {
+    case State::kStart:
+      if (*p == '{') {
+        state_ = State::kObjectKeyOrEnd;
+      } else if (*p == '[') {
+        result_.bare_array = true;
+        seen_trace_events_ = true;
+        event_depth_ = 2;
+        state_ = State::kArrayElementOrEnd;
+      } else {
+        return Fail(absl::StatusCode::kInvalidArgument, OffsetOf(p),
+                    "not a Chrome trace: the JSON document is not an object or array");
+      }
+      Consume(p + 1);
+      return Step::kProgress;
+
+    case State::kObjectKeyOrEnd:
+      if (*p == '}') {
+        Consume(p + 1);
+        state_ = State::kAfterDocument;
+        return Step::kProgress;
+      }
+      [[fallthrough]];
+    case State::kObjectKey: {
+      if (*p != '"') return InvalidJson(p, "expected a string key");
+      Cursor cursor(p, data_end());
+      absl::string_view key;
+      if (!cursor.ParseString(&key, &arena_)) {
+        if (cursor.status() == ScanStatus::kIncomplete) return Step::kNeedMore;
+        return InvalidJson(cursor.error_pos(), cursor.error_message());
+      }
+      key_.assign(key.data(), key.size());
+      arena_.Reset();
+      Consume(cursor.pos());
+      state_ = State::kColon;
+      return Step::kProgress;
+    }
+
+    case State::kColon:
+      if (*p != ':') return InvalidJson(p, "expected ':' after key");
+      Consume(p + 1);
+      state_ = State::kValue;
+      return Step::kProgress;
+
+    case State::kValue:
+      if (key_ == "traceEvents") {
+        if (*p != '[') {
+          return Fail(absl::StatusCode::kInvalidArgument, OffsetOf(p),
+                      "not a Chrome trace: traceEvents is not an array");
+        }
+        seen_trace_events_ = true;
+        event_depth_ = 3;
+        Consume(p + 1);
+        state_ = State::kArrayElementOrEnd;
+        return Step::kProgress;
+      }
+      if (handler_->WantsTopLevelValue(key_)) {
+        Cursor cursor(p, data_end());
+        if (!cursor.SkipValue(/*depth=*/1)) {
+          if (cursor.status() == ScanStatus::kIncomplete) return Step::kNeedMore;
+          return InvalidJson(cursor.error_pos(), cursor.error_message());
+        }
+        absl::string_view json(p, static_cast<size_t>(cursor.pos() - p));
+        absl::Status s = handler_->OnTopLevelValue(key_, json, OffsetOf(p));
+        if (!s.ok()) {
+          status_ = absl::Status(s.code(), absl::StrCat(in_->path(), ": ", s.message()));
+          return Step::kError;
+        }
+        Consume(cursor.pos());
+        state_ = State::kObjectCommaOrEnd;
+        return Step::kProgress;
+      }
+      skipper_ = ResumableSkipper();
+      state_ = State::kSkippingValue;
+      return Step::kProgress;
+
+    case State::kObjectCommaOrEnd:
+      if (*p == ',') {
+        state_ = State::kObjectKey;
+      } else if (*p == '}') {
+        state_ = State::kAfterDocument;
+      } else {
+        return InvalidJson(p, "expected ',' or '}' after a top-level value");
+      }
+      Consume(p + 1);
+      return Step::kProgress;
+
+    case State::kArrayElementOrEnd:
+      if (*p == ']') {
+        Consume(p + 1);
+        return EndOfArray();
+      }
+      state_ = State::kArrayElement;
+      return ParseElement();
+
+    case State::kArrayElement:
+      return ParseElement();
+
+    case State::kArrayCommaOrEnd:
+      if (*p == ',') {
+        Consume(p + 1);
+        state_ = State::kArrayElement;
+        return Step::kProgress;
+      }
+      if (*p == ']') {
+        Consume(p + 1);
+        return EndOfArray();
+      }
+      return InvalidJson(p, "expected ',' or ']' after a trace event");
+
+    case State::kAfterDocument:
+      return InvalidJson(p, "unexpected text after the JSON document");
+
+    case State::kSkippingValue:
+      break;
+  }
+  return Step::kProgress;
+}
+
+}  // namespace
+
+absl::StatusOr<TraceJsonReadResult> ReadTraceJson(InputStream* in,
+                                                  const TraceJsonReaderOptions& options,
+                                                  TraceJsonHandler* handler) {
+  Reader reader(in, options, handler);
+  return reader.Run();
+}
+
+}  // namespace tbprof::converters::json

@@ -1,0 +1,95 @@
+// The bundle of offline views of one host: overview page, input-pipeline
+// analysis, GPU kernel stats and memory profile, computed together from one
+// XSpace, and the legacy precomputed files written from them.
+//
+// `tbprof convert` writes these files next to <host>.xplane.pb so that
+// profile plugins <= 2.19 (which read precomputed files, not XSpace) show
+// data; `tbprof report` renders the same bundle in the terminal, as JSON and
+// as HTML (report_*.h).
+#ifndef TBPROF_CONVERTERS_VIEWS_ALL_VIEWS_H_
+#define TBPROF_CONVERTERS_VIEWS_ALL_VIEWS_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "converters/views/xspace_to_kernel_stats.h"
+#include "converters/views/xspace_to_memory_profile.h"
+#include "converters/views/xspace_to_step_db.h"
+#include "converters/views/xspace_to_trace_json.h"
+#include "proto/input_pipeline.pb.h"
+#include "proto/kernel_stats.pb.h"
+#include "proto/memory_profile.pb.h"
+#include "proto/overview_page.pb.h"
+#include "src/xplane/xspace_data.h"
+
+namespace tbprof::logdir {
+class RunWriter;
+}
+
+namespace tbprof::views {
+
+// "device-only" / "with-host" (`--breakdown`), see xspace_to_step_db.h.
+// Errors: kInvalidArgument naming the accepted values.
+absl::StatusOr<Breakdown> ParseBreakdown(absl::string_view text);
+absl::string_view BreakdownName(Breakdown breakdown);
+
+struct ViewOptions {
+  StepOptions steps;  // breakdown: kWithHost by default.
+  KernelStatsOptions kernel_stats;
+  MemoryProfileOptions memory_profile;
+};
+
+// The views of one host, as the profile plugin's protos.
+struct AllViews {
+  tensorflow::profiler::OverviewPage overview;
+  tensorflow::profiler::InputPipelineAnalysisResult input_pipeline;
+  tensorflow::profiler::KernelStatsDb kernel_stats;
+  tensorflow::profiler::MemoryProfile memory_profile;
+};
+
+// A host's views with the host name they belong to (the <host> of
+// <host>.xplane.pb), the unit of multi-host reports.
+struct HostViews {
+  std::string host;
+  AllViews views;
+};
+
+// Computes every view of `space` (one host). The step analysis runs once and
+// feeds both the overview page and the input-pipeline analysis. Views
+// without data come out empty (no steps, no kernels, no allocators). Errors
+// are those of the step analysis (kInvalidArgument for a space without any
+// plane).
+absl::StatusOr<AllViews> ComputeAllViews(const xplane::XSpaceData& space,
+                                         const ViewOptions& options = {});
+
+// Suffixes of the legacy precomputed per-host files, in writing order:
+// "overview_page.pb", "input_pipeline.pb", "kernel_stats.pb" (serialized
+// protos), "memory_profile.json.gz" (gzipped proto-JSON as the plugin serves
+// it), "trace.json.gz" (gzipped trace-viewer JSON of `space`, see
+// xspace_to_trace_json.h; `trace_options` below caps its events).
+std::vector<std::string> PrecomputedViewSuffixes();
+
+// Writes "<run_dir>/<host>.<suffix>" for every suffix above, each atomically
+// (temporary file + rename): a reader never sees a partial file, and on error
+// the files of this call that were already published are removed again.
+// `host` is used as given (sanitize it first, see logdir::SanitizeHostName);
+// `run_dir` must exist. Without `overwrite`, an existing file is not touched
+// and kAlreadyExists is returned. Returns the paths written.
+absl::StatusOr<std::vector<std::string>> WritePrecomputedViews(
+    const AllViews& views, const xplane::XSpaceData& space, const std::string& run_dir,
+    absl::string_view host, bool overwrite, const TraceJsonOptions& trace_options = {});
+
+// Stages the same files in `writer` (logdir/profile_logdir.h), so that they
+// are published together with the host's xplane.pb by writer->Publish().
+// `host` is sanitized by the writer. Errors: the writer's (kAlreadyExists
+// without --force), kInternal if a view cannot be serialized.
+absl::Status StagePrecomputedViews(const AllViews& views, const xplane::XSpaceData& space,
+                                   absl::string_view host, logdir::RunWriter* writer,
+                                   const TraceJsonOptions& trace_options = {});
+
+}  // namespace tbprof::views
+
+#endif  // TBPROF_CONVERTERS_VIEWS_ALL_VIEWS_H_

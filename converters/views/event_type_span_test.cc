@@ -1,0 +1,142 @@
+#include "converters/views/event_type_span.h"
+
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace tbprof::views {
+
+// Found by argument-dependent lookup from gmock.
+bool operator==(const EventTypeSpan& a, const EventTypeSpan& b) {
+  return a.begin_ps == b.begin_ps && a.end_ps == b.end_ps && a.type == b.type;
+}
+
+void PrintTo(const EventTypeSpan& s, std::ostream* os) {
+  *os << "(" << EventTypeName(s.type) << ", " << s.begin_ps << ".." << s.end_ps << ")";
+}
+
+namespace {
+
+TEST(ClassifyGpuEventTest, MemcpyKindsByPrefixIgnoringCase) {
+  EXPECT_EQ(ClassifyGpuEvent("MemcpyHToD", ""), kHostToDevice);
+  EXPECT_EQ(ClassifyGpuEvent("memcpyHtoD (Pageable -> Device)", ""), kHostToDevice);
+  EXPECT_EQ(ClassifyGpuEvent("MemcpyDToH", ""), kDeviceToHost);
+  EXPECT_EQ(ClassifyGpuEvent("MemcpyDToD", ""), kDeviceToDevice);
+  // XLA's own names do not match and count as compute, as in the plugin.
+  EXPECT_EQ(ClassifyGpuEvent("MemcpyH2D", ""), kDeviceCompute32);
+  // A "name:Type" op is never a memcpy.
+  EXPECT_EQ(ClassifyGpuEvent("MemcpyHToD:Foo", ""), kDeviceCompute32);
+  // HToH is not a device transfer: compute, like the plugin.
+  EXPECT_EQ(ClassifyGpuEvent("MemcpyHToH", ""), kDeviceCompute32);
+}
+
+TEST(ClassifyGpuEventTest, CollectivesAndPrecision) {
+  EXPECT_EQ(ClassifyGpuEvent("ncclKernel_AllReduce_RING_LL_Sum_float", ""), kDeviceCollectives);
+  EXPECT_EQ(ClassifyGpuEvent("NCCL_AllGather", ""), kDeviceCollectives);
+  EXPECT_EQ(ClassifyGpuEvent("volta_fp16_s884gemm", ""), kDeviceCompute16);
+  EXPECT_EQ(ClassifyGpuEvent("void gemv<half>", ""), kDeviceCompute16);
+  EXPECT_EQ(ClassifyGpuEvent("ampere_bf16_s16816gemm", ""), kDeviceCompute32);
+  EXPECT_EQ(ClassifyGpuEvent("volta_sgemm_128x64_nn", ""), kDeviceCompute32);
+  // With shapes, only the shapes decide.
+  EXPECT_EQ(ClassifyGpuEvent("volta_sgemm", "(half[4,8])"), kDeviceCompute16);
+  EXPECT_EQ(ClassifyGpuEvent("kernel_fp16", "(float[4,8])"), kDeviceCompute32);
+}
+
+TEST(ClassifyCpuEventTest, RuleOrder) {
+  EXPECT_EQ(ClassifyCpuEvent("MemcpyHToD", true, true, false), kHostToDevice);
+  EXPECT_EQ(ClassifyCpuEvent("MemcpyHToH", true, false, false), kHostToHost);
+  EXPECT_EQ(ClassifyCpuEvent("cudaLaunchKernel", /*has_device=*/true, /*corr=*/true, false),
+            kHostPrepare);
+  EXPECT_EQ(ClassifyCpuEvent("cudaLaunchKernel", /*has_device=*/false, /*corr=*/true, false),
+            kHostCompute);
+  EXPECT_EQ(ClassifyCpuEvent("ExecutorState::Process", true, false, false), kHostPrepare);
+  EXPECT_EQ(ClassifyCpuEvent("enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__",
+                             true, false, false),
+            kHostWaitInput);
+  EXPECT_EQ(ClassifyCpuEvent("IteratorGetNext", true, false, false), kHostWaitInput);
+  EXPECT_EQ(ClassifyCpuEvent("load_batch", true, false, /*root_stage=*/true), kHostWaitInput);
+  EXPECT_EQ(ClassifyCpuEvent("aten::conv2d", true, false, false), kHostCompute);
+}
+
+TEST(IsRealCpuComputeTest, WrappersAndMarkers) {
+  EXPECT_FALSE(IsRealCpuCompute("EagerExecute: MatMul"));
+  EXPECT_FALSE(IsRealCpuCompute("FunctionRun"));
+  EXPECT_FALSE(IsRealCpuCompute("train_step"));
+  EXPECT_FALSE(IsRealCpuCompute("TraceContext"));
+  EXPECT_FALSE(IsRealCpuCompute("train.py(42): train_one_epoch"));
+  EXPECT_FALSE(IsRealCpuCompute("<built-in method conv2d of type object>"));
+  EXPECT_TRUE(IsRealCpuCompute("train/step/MatMul"));  // Has '/': not a marker.
+  EXPECT_TRUE(IsRealCpuCompute("aten::addmm"));
+}
+
+TEST(OverlapResolverTest, HighestTypeWinsAtEachInstant) {
+  OverlapResolver resolver;
+  std::vector<EventTypeSpan> spans = {
+      {/*begin_ps=*/0, /*end_ps=*/100, kDeviceCompute32},
+      {/*begin_ps=*/50, /*end_ps=*/150, kHostWaitInput},
+      {/*begin_ps=*/60, /*end_ps=*/70, kHostCompute},
+      {/*begin_ps=*/200, /*end_ps=*/250, kHostToDevice},
+  };
+  std::vector<EventTypeSpan> pieces = resolver.ToNonOverlapped(spans);
+  EXPECT_THAT(pieces, ::testing::ElementsAre(
+                          EventTypeSpan{0, 50, kDeviceCompute32},
+                          EventTypeSpan{50, 60, kDeviceCompute32},
+                          EventTypeSpan{60, 70, kDeviceCompute32},
+                          EventTypeSpan{70, 100, kDeviceCompute32},
+                          EventTypeSpan{100, 150, kHostWaitInput},
+                          EventTypeSpan{150, 200, kUnknownTime},
+                          EventTypeSpan{200, 250, kHostToDevice}));
+}
+
+TEST(OverlapResolverTest, LowerTypeResumesWhenHigherEnds) {
+  OverlapResolver resolver;
+  std::vector<EventTypeSpan> spans = {
+      {0, 100, kHostCompute},
+      {20, 40, kHostPrepare},
+      {30, 35, kDeviceCompute16},
+  };
+  ResolvedBreakdown b;
+  resolver.Resolve(spans, /*window_begin_ps=*/0, /*window_end_ps=*/100, &b);
+  EXPECT_EQ(b.type_ps[kHostCompute], 80u);
+  EXPECT_EQ(b.type_ps[kHostPrepare], 15u);
+  EXPECT_EQ(b.type_ps[kDeviceCompute16], 5u);
+  EXPECT_EQ(b.compute_16bit_ps, 5u);
+  EXPECT_EQ(b.compute_32bit_ps, 0u);
+}
+
+TEST(OverlapResolverTest, ClipsToWindowButPresenceAndPrecisionAreUnclipped) {
+  OverlapResolver resolver;
+  std::vector<EventTypeSpan> spans = {
+      {0, 100, kDeviceCompute32},
+      {300, 400, kDeviceToHost},
+  };
+  ResolvedBreakdown b;
+  resolver.Resolve(spans, /*window_begin_ps=*/50, /*window_end_ps=*/350, &b);
+  EXPECT_EQ(b.type_ps[kDeviceCompute32], 50u);
+  EXPECT_EQ(b.type_ps[kUnknownTime], 200u);
+  EXPECT_EQ(b.type_ps[kDeviceToHost], 50u);
+  EXPECT_TRUE(b.present[kDeviceCompute32]);
+  EXPECT_EQ(b.compute_32bit_ps, 100u);
+  EXPECT_FALSE(b.present[kHostWaitInput]);
+}
+
+TEST(OverlapResolverTest, EqualTypesOverlappingCountOnce) {
+  OverlapResolver resolver;
+  std::vector<EventTypeSpan> spans = {{0, 60, kDeviceCompute32}, {40, 100, kDeviceCompute32}};
+  ResolvedBreakdown b;
+  resolver.Resolve(spans, 0, 100, &b);
+  EXPECT_EQ(b.type_ps[kDeviceCompute32], 100u);
+  EXPECT_EQ(b.compute_32bit_ps, 100u);
+}
+
+TEST(OverlapResolverTest, EmptyInputGivesNothing) {
+  OverlapResolver resolver;
+  ResolvedBreakdown b;
+  resolver.Resolve({}, 0, 100, &b);
+  EXPECT_TRUE(b.present.none());
+  EXPECT_TRUE(resolver.ToNonOverlapped({}).empty());
+}
+
+}  // namespace
+}  // namespace tbprof::views

@@ -1,0 +1,268 @@
+#include "converters/views/report_html.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
+#include "converters/views/json_text_writer.h"
+#include "converters/views/report_html_assets.h"
+
+namespace tbprof::views {
+namespace {
+
+// Appends JSON values with the commas placed automatically.
+class JsonBuilder {
+ public:
+  void Open(char bracket) {
+    Separate();
+    out_.push_back(bracket);
+    comma_ = false;
+  }
+  void Close(char bracket) {
+    out_.push_back(bracket);
+    comma_ = true;
+  }
+  JsonBuilder& Key(absl::string_view key) {
+    Separate();
+    AppendJsonString(key, &out_);
+    out_.push_back(':');
+    comma_ = false;
+    return *this;
+  }
+  void Str(absl::string_view value) {
+    Separate();
+    AppendJsonString(value, &out_);
+    comma_ = true;
+  }
+  void Num(double value) {
+    Separate();
+    AppendJsonDouble(value, &out_);
+    comma_ = true;
+  }
+  void Int(int64_t value) {
+    Separate();
+    absl::StrAppend(&out_, value);
+    comma_ = true;
+  }
+  void Bool(bool value) {
+    Separate();
+    out_.append(value ? "true" : "false");
+    comma_ = true;
+  }
+  void StrList(const std::vector<std::string>& values) {
+    Open('[');
+    for (const std::string& v : values) Str(v);
+    Close(']');
+  }
+  std::string Take() { return std::move(out_); }
+
+ private:
+  void Separate() {
+    if (comma_) out_.push_back(',');
+    comma_ = false;
+  }
+  std::string out_;
+  bool comma_ = false;
+};
+
+void AddSteps(const HostReport& r, JsonBuilder* j) {
+  j->Key("step").Open('{');
+  j->Key("avgMs").Num(r.avg_step_ms);
+  j->Key("minMs").Num(r.min_step_ms);
+  j->Key("maxMs").Num(r.max_step_ms);
+  j->Key("sdMs").Num(r.stddev_step_ms);
+  j->Close('}');
+  j->Key("categories").Open('[');
+  for (const StepCategoryRow& c : r.categories) {
+    j->Open('{');
+    j->Key("key").Str(c.key);
+    j->Key("label").Str(c.label);
+    j->Key("avgMs").Num(c.avg_ms);
+    j->Key("pct").Num(c.percent);
+    j->Close('}');
+  }
+  j->Close(']');
+  j->Key("steps").Open('[');
+  for (const StepRow& s : r.steps) {
+    j->Open('{');
+    j->Key("n").Int(s.step_number);
+    j->Key("name").Str(s.step_name);
+    j->Key("ms").Num(s.step_time_ms);
+    j->Key("parts").Open('[');
+    for (double v : s.category_ms) j->Num(v);
+    j->Close(']');
+    j->Close('}');
+  }
+  j->Close(']');
+}
+
+void AddKernels(const HostReport& r, const HtmlReportOptions& o, JsonBuilder* j) {
+  j->Key("kernelTotalMs").Num(r.total_kernel_ms);
+  j->Key("kernelLaunches").Int(static_cast<int64_t>(r.total_kernel_launches));
+  j->Key("kernelReports").Int(static_cast<int64_t>(r.kernels.size()));
+  j->Key("kernels").Open('[');
+  const size_t shown = std::min<size_t>(r.kernels.size(), std::max(0, o.max_kernels));
+  for (size_t i = 0; i < shown; ++i) {
+    const KernelRow& k = r.kernels[i];
+    j->Open('{');
+    j->Key("name").Str(k.name);
+    j->Key("op").Str(k.op_name);
+    j->Key("count").Int(k.occurrences);
+    j->Key("totalMs").Num(k.total_ms);
+    j->Key("avgUs").Num(k.avg_us);
+    j->Key("minUs").Num(k.min_us);
+    j->Key("maxUs").Num(k.max_us);
+    j->Key("pct").Num(k.percent);
+    j->Key("occ").Num(k.occupancy_pct);
+    j->Key("tc").Bool(k.uses_tensor_core);
+    j->Key("eligible").Bool(k.op_tensor_core_eligible);
+    j->Key("regs").Int(k.registers_per_thread);
+    j->Key("smem").Int(k.shared_memory_bytes);
+    j->Key("grid").Str(k.grid);
+    j->Key("block").Str(k.block);
+    j->Close('}');
+  }
+  j->Close(']');
+}
+
+void AddMemory(const HostReport& r, JsonBuilder* j) {
+  j->Key("allocators").Open('[');
+  for (const AllocatorReport& a : r.allocators) {
+    j->Open('{');
+    j->Key("id").Str(a.id);
+    j->Key("peakBytes").Int(a.peak_bytes);
+    j->Key("peakHeap").Int(a.peak_heap_bytes);
+    j->Key("peakStack").Int(a.peak_stack_bytes);
+    j->Key("peakMs").Num(static_cast<double>(a.peak_time_ps) / 1e9);
+    j->Key("lifetimePeak").Int(a.peak_lifetime_bytes);
+    j->Key("capacity").Int(a.capacity_bytes);
+    j->Key("frag").Num(a.peak_fragmentation);
+    // [time ms, heap bytes, stack bytes] per point.
+    j->Key("timeline").Open('[');
+    for (const MemoryPoint& p : a.timeline) {
+      j->Open('[');
+      j->Num(static_cast<double>(p.time_ps) / 1e9);
+      j->Int(p.heap_bytes);
+      j->Int(p.stack_bytes);
+      j->Close(']');
+    }
+    j->Close(']');
+    j->Key("live").Open('[');
+    for (const AllocationRow& row : a.allocations_at_peak) {
+      j->Open('{');
+      j->Key("bytes").Int(row.allocation_bytes);
+      j->Key("requested").Int(row.requested_bytes);
+      j->Key("count").Int(row.occurrences);
+      j->Key("op").Str(row.op_name);
+      j->Key("region").Str(row.region_type);
+      j->Key("dtype").Str(row.data_type);
+      j->Key("shape").Str(row.shape);
+      j->Close('}');
+    }
+    j->Close(']');
+    j->Close('}');
+  }
+  j->Close(']');
+}
+
+void AddHost(const HostReport& r, const HtmlReportOptions& o, JsonBuilder* j) {
+  j->Open('{');
+  j->Key("host").Str(r.host);
+  j->Key("deviceType").Str(r.device_type);
+  j->Key("deviceCount").Int(r.device_count);
+  j->Key("bottleneck").Str(r.bottleneck);
+  j->Key("statement").Str(r.bottleneck_statement);
+  j->Key("recommendations").StrList(r.recommendations);
+  j->Key("hasAnalysis").Bool(r.has_overview_analysis);
+  j->Key("deviceIdlePct").Num(r.device_idle_percent);
+  j->Key("hostIdlePct").Num(r.host_idle_percent);
+  j->Key("fp16Pct").Num(r.device_compute_16bit_percent);
+  j->Key("fp32Pct").Num(r.device_compute_32bit_percent);
+  AddSteps(r, j);
+  j->Key("input").Open('{');
+  j->Key("classification").Str(r.input_classification);
+  j->Key("statement").Str(r.input_statement);
+  j->Key("nextStep").Str(r.input_next_step);
+  j->Key("inputPct").Num(r.input_percent);
+  j->Key("outputPct").Num(r.output_percent);
+  j->Key("idlePct").Num(r.idle_percent);
+  j->Key("computePct").Num(r.compute_percent);
+  j->Close('}');
+  AddKernels(r, o, j);
+  AddMemory(r, j);
+  j->Key("errors").StrList(r.errors);
+  j->Key("warnings").StrList(r.warnings);
+  j->Close('}');
+}
+
+// Text for HTML element content and attribute values.
+std::string HtmlEscape(absl::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&#39;"; break;
+      default: out.push_back(c);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string RenderHtmlReportData(const std::string& source,
+                                 const std::vector<HostReport>& reports,
+                                 const HtmlReportOptions& options) {
+  JsonBuilder j;
+  j.Open('{');
+  j.Key("source").Str(source);
+  j.Key("generator").Str(options.generator);
+  j.Key("hosts").Open('[');
+  for (const HostReport& r : reports) AddHost(r, options, &j);
+  j.Close(']');
+  j.Close('}');
+  const std::string json = j.Take();
+  // '<', '>' and '&' only occur inside JSON strings, where \u escapes mean
+  // the same; escaping them keeps "</script>" out of the page.
+  std::string safe;
+  safe.reserve(json.size() + json.size() / 16);
+  for (char c : json) {
+    switch (c) {
+      case '<': safe += "\\u003c"; break;
+      case '>': safe += "\\u003e"; break;
+      case '&': safe += "\\u0026"; break;
+      default: safe.push_back(c);
+    }
+  }
+  return safe;
+}
+
+std::string RenderHtmlReport(const ReportInput& input, const HtmlReportOptions& options) {
+  std::vector<HostReport> reports;
+  reports.reserve(input.hosts.size());
+  for (const HostViews& host : input.hosts) reports.push_back(BuildHostReport(host));
+  std::string page;
+  absl::StrAppend(
+      &page, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n",
+      // Nothing may be fetched: the page must work offline and leak nothing.
+      "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+      "style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:\">\n",
+      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n",
+      "<title>tbprof report: ", HtmlEscape(input.source), "</title>\n<style>\n",
+      kReportHtmlCss, "</style>\n</head>\n<body>\n<div id=\"app\"><noscript>",
+      "This report draws its charts with JavaScript; please enable it.</noscript></div>\n",
+      "<div id=\"render-status\" class=\"pending\">pending</div>\n",
+      "<script type=\"application/json\" id=\"tbprof-data\">",
+      RenderHtmlReportData(input.source, reports, options), "</script>\n<script>\n",
+      kReportHtmlJs, "</script>\n</body>\n</html>\n");
+  return page;
+}
+
+}  // namespace tbprof::views

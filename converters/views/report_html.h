@@ -1,0 +1,45 @@
+// The HTML form of a tbprof report (`tbprof report --html FILE`): one
+// self-contained page, with no network resources (inline CSS and a small
+// dependency-free script; the report data embedded as JSON), that draws:
+//  * per host: overview cards and the verdict with recommendations, a
+//    stacked bar per step (SVG) with the category breakdown, the top kernels
+//    (SVG bars) and a kernel table sortable by clicking its column headers,
+//    the input-pipeline split, and a memory timeline per allocator (SVG)
+//    with the peak marked and the allocations live at the peak;
+//  * for several hosts: a comparison of step times across hosts (SVG).
+//
+// After drawing, the script writes "ok charts=<n> errors=0" into the element
+// with id "render-status" (or "error charts=<n> errors=<k>: <messages>"),
+// which headless browsers can check. All text is inserted as text, never as
+// markup, so names from traces cannot inject HTML.
+#ifndef TBPROF_CONVERTERS_VIEWS_REPORT_HTML_H_
+#define TBPROF_CONVERTERS_VIEWS_REPORT_HTML_H_
+
+#include <string>
+#include <vector>
+
+#include "converters/views/report_model.h"
+
+namespace tbprof::views {
+
+struct HtmlReportOptions {
+  // Kernel table rows per host (the top ones by total time).
+  int max_kernels = 500;
+  // Shown in the page footer, e.g. "tbprof 0.1.0".
+  std::string generator = "tbprof";
+};
+
+// The complete page (UTF-8).
+std::string RenderHtmlReport(const ReportInput& input, const HtmlReportOptions& options = {});
+
+// The data the page embeds: {"source": ..., "generator": ..., "hosts": [...]}
+// with one object per HostReport (times in ms unless a name says otherwise).
+// '<', '>' and '&' are written as \u escapes so the JSON can sit inside a
+// <script> element.
+std::string RenderHtmlReportData(const std::string& source,
+                                 const std::vector<HostReport>& reports,
+                                 const HtmlReportOptions& options = {});
+
+}  // namespace tbprof::views
+
+#endif  // TBPROF_CONVERTERS_VIEWS_REPORT_HTML_H_

@@ -1,0 +1,558 @@
+#include "converters/views/report_html_assets.h"
+
+namespace tbprof::views {
+
+const char kReportHtmlCss[] = R"CSS(
+:root { --fg: #1f2933; --muted: #616e7c; --line: #e4e7eb; --bg: #f5f7fa; --card: #fff;
+        --accent: #4e79a7; --bad: #c62828; --warn: #b26a00; --good: #2e7d32; }
+* { box-sizing: border-box; }
+body { margin: 0; background: var(--bg); color: var(--fg);
+       font: 14px/1.45 -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif; }
+header.page { background: #1f2933; color: #fff; padding: 18px 28px; }
+header.page h1 { margin: 0; font-size: 20px; font-weight: 600; }
+header.page .sub { color: #cbd2d9; font-size: 13px; margin-top: 2px; word-break: break-all; }
+nav.hosts { margin-top: 8px; display: flex; flex-wrap: wrap; gap: 6px; }
+nav.hosts a { color: #fff; background: #3e4c59; padding: 2px 10px; border-radius: 10px;
+              font-size: 12px; text-decoration: none; }
+main { max-width: 1180px; margin: 0 auto; padding: 18px 24px 40px; }
+section.host > h2 { font-size: 19px; margin: 26px 0 2px; }
+section.host > .device { color: var(--muted); margin-bottom: 10px; }
+.panel { background: var(--card); border: 1px solid var(--line); border-radius: 8px;
+         padding: 14px 18px; margin: 12px 0; }
+.panel h3 { margin: 0 0 8px; font-size: 15px; }
+.panel p { margin: 6px 0; }
+.muted { color: var(--muted); }
+.cards { display: grid; grid-template-columns: repeat(auto-fit, minmax(160px, 1fr)); gap: 10px; }
+.card { background: var(--card); border: 1px solid var(--line); border-radius: 8px;
+        padding: 10px 14px; }
+.card .k { color: var(--muted); font-size: 12px; text-transform: uppercase; letter-spacing: .04em; }
+.card .v { font-size: 22px; font-weight: 600; margin-top: 2px; }
+.card .s { color: var(--muted); font-size: 12px; }
+.badge { display: inline-block; padding: 1px 9px; border-radius: 10px; font-size: 12px;
+         font-weight: 600; color: #fff; background: var(--muted); vertical-align: 2px; }
+.badge.device, .badge.no, .badge.ok { background: var(--good); }
+.badge.both, .badge.moderate { background: var(--warn); }
+.badge.host, .badge.high { background: var(--bad); }
+ul.recs { margin: 6px 0 0; padding-left: 20px; }
+ul.recs li { margin: 3px 0; }
+svg.chart { width: 100%; height: auto; display: block; }
+svg.chart text { font-size: 12px; fill: var(--muted); }
+svg.chart .grid { stroke: var(--line); stroke-width: 1; }
+svg.chart .axis-label { font-size: 12px; fill: var(--fg); }
+svg.chart .peak-label { font-size: 13px; fill: var(--bad); font-weight: 600; }
+svg.chart g.bar:hover rect { opacity: .8; }
+.legend { display: flex; flex-wrap: wrap; gap: 4px 14px; font-size: 12px; margin: 6px 0; }
+.legend i { display: inline-block; width: 11px; height: 11px; border-radius: 2px;
+            margin-right: 5px; vertical-align: -1px; }
+table { border-collapse: collapse; width: 100%; font-size: 13px; }
+th, td { padding: 4px 8px; border-bottom: 1px solid var(--line); text-align: left;
+         white-space: nowrap; }
+th { background: #f0f2f5; font-weight: 600; position: sticky; top: 0; }
+td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
+td.name { max-width: 420px; overflow: hidden; text-overflow: ellipsis;
+          font-family: ui-monospace, Menlo, Consolas, monospace; font-size: 12px; }
+table.sortable th { cursor: pointer; user-select: none; }
+table.sortable th:hover { background: #e4e7eb; }
+table.sortable th[aria-sort=descending]::after { content: " \25BC"; font-size: 10px; }
+table.sortable th[aria-sort=ascending]::after { content: " \25B2"; font-size: 10px; }
+.table-wrap { max-height: 460px; overflow: auto; border: 1px solid var(--line); border-radius: 6px; }
+td .cellbar { display: inline-block; height: 9px; background: #a0c4e8; border-radius: 2px;
+              margin-right: 6px; vertical-align: 0; max-width: 60px; }
+.split { display: flex; height: 22px; border-radius: 4px; overflow: hidden; margin: 8px 0 4px; }
+.split div { height: 100%; }
+.error-box { color: var(--bad); font-family: monospace; white-space: pre-wrap; }
+#render-status { position: fixed; right: 8px; bottom: 6px; font: 11px monospace; color: var(--muted);
+                 background: rgba(255,255,255,.8); padding: 1px 6px; border-radius: 4px; }
+#render-status.bad { color: var(--bad); }
+footer { color: var(--muted); font-size: 12px; text-align: center; margin: 24px 0; }
+)CSS";
+
+const char kReportHtmlJs[] = R"JS(
+(function () {
+  'use strict';
+  var errors = [], charts = 0;
+  function status() {
+    var el = document.getElementById('render-status');
+    if (!el) return;
+    var bad = errors.length > 0;
+    el.textContent = (bad ? 'error' : 'ok') + ' charts=' + charts + ' errors=' + errors.length +
+        (bad ? ': ' + errors.join('; ') : '');
+    el.className = bad ? 'bad' : 'good';
+  }
+  window.onerror = function (msg, src, line) {
+    errors.push(String(msg) + (line ? ' (line ' + line + ')' : ''));
+    status();
+  };
+
+  // ---- DOM helpers: all data goes in as text, never as markup.
+  var SVGNS = 'http://www.w3.org/2000/svg';
+  function attrs(e, a) {
+    for (var k in a) {
+      if (!a.hasOwnProperty(k) || a[k] === null || a[k] === undefined) continue;
+      if (k === 'text') e.textContent = a[k];
+      else if (k === 'cls') e.setAttribute('class', a[k]);
+      else e.setAttribute(k, a[k]);
+    }
+    return e;
+  }
+  function kids(e, list) {
+    (list || []).forEach(function (c) {
+      if (c === null || c === undefined) return;
+      e.appendChild(typeof c === 'object' ? c : document.createTextNode(String(c)));
+    });
+    return e;
+  }
+  function h(tag, a, c) { return kids(attrs(document.createElement(tag), a || {}), c); }
+  function s(tag, a, c) { return kids(attrs(document.createElementNS(SVGNS, tag), a || {}), c); }
+
+  // ---- Formatting.
+  function fx(v, d) { return (+v || 0).toFixed(d); }
+  function ms(v) { v = +v || 0; return v >= 1000 ? fx(v, 0) : v >= 100 ? fx(v, 1) : v >= 10 ? fx(v, 2) : fx(v, 3); }
+  function us(v) { v = +v || 0; return v >= 1000 ? fx(v, 0) : fx(v, 2); }
+  function pct(v) { return fx(v, 1) + '%'; }
+  function num(v) { return String(+(+v).toPrecision(6)); }
+  var UNITS = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB'];
+  function bytes(b) {
+    b = +b || 0;
+    var v = Math.abs(b), i = 0;
+    while (v >= 1024 && i < 5) { v /= 1024; i++; }
+    return (b < 0 ? '-' : '') + (i === 0 ? String(v) : fx(v, v >= 100 ? 0 : v >= 10 ? 1 : 2)) + ' ' + UNITS[i];
+  }
+  function ticks(max, n) {
+    if (!(max > 0)) max = 1;
+    var raw = max / n, p = Math.pow(10, Math.floor(Math.log(raw) / Math.LN10)), m = raw / p;
+    var step = (m > 5 ? 10 : m > 2 ? 5 : m > 1 ? 2 : 1) * p, count = Math.ceil(max / step - 1e-9), t = [];
+    for (var i = 0; i <= count; i++) t.push(i * step);
+    return t;
+  }
+  function byteTicks(max, n) {
+    var k = 0;
+    while (max / Math.pow(1024, k) >= 1024 && k < 5) k++;
+    var u = Math.pow(1024, k);
+    return ticks(max / u, n).map(function (v) { return {v: v * u, label: num(v) + ' ' + UNITS[k]}; });
+  }
+  // Kernel names: drop "void ", parameters and template arguments, then cut the middle.
+  function shortName(name, width) {
+    var t = String(name);
+    if (t.length <= width) return t;
+    t = t.replace(/^void /, '').replace(/\(anonymous namespace\)::/g, '');
+    if (t.charAt(t.length - 1) === ')') {
+      var depth = 0;
+      for (var i = t.length - 1; i >= 0; i--) {
+        if (t.charAt(i) === ')') depth++;
+        if (t.charAt(i) === '(' && --depth === 0) { if (i > 0) t = t.slice(0, i); break; }
+      }
+    }
+    if (t.length > width) {
+      var out = '', d = 0;
+      for (var j = 0; j < t.length; j++) {
+        var c = t.charAt(j);
+        if (c === '<') { if (d++ === 0) out += '<\u2026>'; continue; }
+        if (c === '>' && d > 0) { d--; continue; }
+        if (d === 0) out += c;
+      }
+      if (d === 0) t = out;
+    }
+    if (t.length <= width) return t;
+    var tail = Math.floor((width - 1) / 3);
+    return t.slice(0, width - 1 - tail) + '\u2026' + t.slice(t.length - tail);
+  }
+
+  var COLORS = {
+    device_compute: '#4e79a7', device_to_device: '#76b7b2', device_collectives: '#b07aa1',
+    host_to_device: '#f28e2b', output: '#edc948', input: '#e15759', kernel_launch: '#59a14f',
+    host_compute: '#9c755f', host_compile: '#ff9da7', unknown: '#bab0ac'
+  };
+  var ORDER = Object.keys(COLORS);
+  function color(key) { return COLORS[key] || '#999'; }
+  function legend(items) {
+    return h('div', {cls: 'legend'}, items.map(function (it) {
+      return h('span', {}, [h('i', {style: 'background:' + it.color}), it.label]);
+    }));
+  }
+  function catLegend(cats) {
+    return legend(cats.map(function (c) { return {color: color(c.key), label: c.label}; }));
+  }
+
+  // ---- Charts.
+  function plot(w, ht, m, label) {
+    var svg = s('svg', {viewBox: '0 0 ' + w + ' ' + ht, cls: 'chart', role: 'img', 'aria-label': label});
+    return {svg: svg, w: w, h: ht, l: m[0], t: m[1], r: w - m[2], b: ht - m[3]};
+  }
+  function yGrid(p, tk, top, unit) {
+    var g = s('g', {cls: 'axis'});
+    tk.forEach(function (t) {
+      var y = p.b - (t.v / top) * (p.b - p.t);
+      g.appendChild(s('line', {x1: p.l, x2: p.r, y1: y, y2: y, cls: 'grid'}));
+      g.appendChild(s('text', {x: p.l - 6, y: y + 4, 'text-anchor': 'end', text: t.label}));
+    });
+    if (unit) {
+      var cy = (p.t + p.b) / 2;
+      g.appendChild(s('text', {x: 14, y: cy, cls: 'axis-label', 'text-anchor': 'middle',
+                               transform: 'rotate(-90 14 ' + cy + ')', text: unit}));
+    }
+    p.svg.appendChild(g);
+  }
+  function msTicks(max) { return ticks(max, 5).map(function (v) { return {v: v, label: num(v)}; }); }
+  function done(svg) { charts++; return svg; }
+
+  // One bar per step, stacked by category.
+  function stepChart(host) {
+    var steps = host.steps, cats = host.categories;
+    if (!steps.length) return null;
+    var p = plot(1000, 300, [64, 12, 12, 44], 'Step time per step, stacked by category');
+    var max = 0;
+    steps.forEach(function (st) {
+      var sum = 0;
+      st.parts.forEach(function (v) { sum += Math.max(0, v); });
+      max = Math.max(max, st.ms, sum);
+    });
+    var tk = msTicks(max), top = tk[tk.length - 1].v || 1;
+    yGrid(p, tk, top, 'ms');
+    var band = (p.r - p.l) / steps.length, bw = Math.max(1, Math.min(64, band * 0.72));
+    var every = Math.ceil(steps.length / 24);
+    steps.forEach(function (st, i) {
+      var x = p.l + band * i + (band - bw) / 2, y = p.b;
+      var tip = 'Step ' + st.name + ': ' + ms(st.ms) + ' ms';
+      cats.forEach(function (c, j) { if (st.parts[j] > 0) tip += '\n' + c.label + ': ' + ms(st.parts[j]) + ' ms'; });
+      var g = s('g', {cls: 'bar'}, [s('title', {text: tip})]);
+      cats.forEach(function (c, j) {
+        var v = st.parts[j];
+        if (!(v > 0)) return;
+        var hh = v / top * (p.b - p.t);
+        y -= hh;
+        g.appendChild(s('rect', {x: x, y: y, width: bw, height: Math.max(hh, 0.5), fill: color(c.key)}));
+      });
+      p.svg.appendChild(g);
+      if (i % every === 0) {
+        p.svg.appendChild(s('text', {x: x + bw / 2, y: p.b + 16, 'text-anchor': 'middle', text: String(st.n)}));
+      }
+    });
+    p.svg.appendChild(s('text', {x: (p.l + p.r) / 2, y: p.h - 6, 'text-anchor': 'middle',
+                                 cls: 'axis-label', text: 'step'}));
+    return done(p.svg);
+  }
+
+  // Horizontal bars of the top kernels by total time.
+  function kernelChart(host) {
+    var ks = host.kernels.slice(0, 10);
+    if (!ks.length) return null;
+    var rowH = 26, p = plot(1000, ks.length * rowH + 12, [0, 6, 0, 6], 'Top kernels by total time');
+    var L = 430, R = 860, max = ks[0].totalMs || 1;
+    ks.forEach(function (k, i) {
+      var y = 6 + i * rowH, w = Math.max(1, k.totalMs / max * (R - L));
+      p.svg.appendChild(s('g', {cls: 'bar'}, [
+        s('title', {text: k.name + '\n' + ms(k.totalMs) + ' ms in ' + k.count + ' launches (' +
+                          pct(k.pct) + ' of kernel time)' + (k.op ? '\nop: ' + k.op : '')}),
+        s('text', {x: L - 8, y: y + 17, 'text-anchor': 'end', text: shortName(k.name, 58)}),
+        s('rect', {x: L, y: y + 4, width: w, height: rowH - 8, rx: 2, fill: k.tc ? '#59a14f' : '#4e79a7'}),
+        s('text', {x: L + w + 6, y: y + 17, text: ms(k.totalMs) + ' ms \u00b7 ' + pct(k.pct)})
+      ]));
+    });
+    return done(p.svg);
+  }
+
+  // Memory in use over time (a step line), with the peak marked.
+  function memoryChart(a) {
+    var pts = a.timeline;
+    if (!pts.length) return null;
+    var p = plot(1000, 280, [78, 22, 16, 40], 'Memory in use over time, allocator ' + a.id);
+    var t0 = Math.min(pts[0][0], a.peakMs), t1 = Math.max(pts[pts.length - 1][0], a.peakMs);
+    if (!(t1 > t0)) t1 = t0 + 1;
+    var maxB = a.peakBytes, anyStack = false;
+    pts.forEach(function (q) { maxB = Math.max(maxB, q[1] + q[2]); if (q[2] > 0) anyStack = true; });
+    var bt = byteTicks(maxB * 1.08 || 1, 4), top = bt[bt.length - 1].v || 1;
+    yGrid(p, bt, top, null);
+    function X(t) { return p.l + (t - t0) / (t1 - t0) * (p.r - p.l); }
+    function Y(b) { return p.b - b / top * (p.b - p.t); }
+    ticks(t1 - t0, 6).forEach(function (v) {
+      if (v > t1 - t0 + 1e-9) return;
+      p.svg.appendChild(s('text', {x: X(t0 + v), y: p.b + 16, 'text-anchor': 'middle', text: num(t0 + v)}));
+    });
+    p.svg.appendChild(s('text', {x: (p.l + p.r) / 2, y: p.h - 6, 'text-anchor': 'middle',
+                                 cls: 'axis-label', text: 'time (ms)'}));
+    var d = '', dh = '';
+    pts.forEach(function (q, i) {
+      var x = X(q[0]).toFixed(1), y = Y(q[1] + q[2]).toFixed(1), yh = Y(q[1]).toFixed(1);
+      d += i === 0 ? 'M' + x + ',' + y : 'H' + x + 'V' + y;
+      dh += i === 0 ? 'M' + x + ',' + yh : 'H' + x + 'V' + yh;
+    });
+    var xEnd = X(pts[pts.length - 1][0]).toFixed(1), xStart = X(pts[0][0]).toFixed(1);
+    p.svg.appendChild(s('path', {d: d + 'V' + p.b + 'H' + xStart + 'Z', fill: '#4e79a7', 'fill-opacity': 0.15}));
+    p.svg.appendChild(s('path', {d: d, fill: 'none', stroke: '#4e79a7', 'stroke-width': 1.8}));
+    if (anyStack) {
+      p.svg.appendChild(s('path', {d: dh, fill: 'none', stroke: '#f28e2b', 'stroke-width': 1.2,
+                                   'stroke-dasharray': '4 3'}));
+    }
+    var px = X(a.peakMs), py = Y(a.peakBytes), right = px > (p.l + p.r) / 2;
+    p.svg.appendChild(s('line', {x1: px, x2: px, y1: py, y2: p.b, stroke: '#c62828',
+                                 'stroke-dasharray': '3 3'}));
+    p.svg.appendChild(s('circle', {cx: px, cy: py, r: 5, fill: '#c62828'},
+                        [s('title', {text: 'peak ' + bytes(a.peakBytes) + ' at ' + ms(a.peakMs) + ' ms'})]));
+    p.svg.appendChild(s('text', {x: px + (right ? -9 : 9), y: Math.max(p.t + 4, py - 8),
+                                 'text-anchor': right ? 'end' : 'start', cls: 'peak-label',
+                                 text: 'peak ' + bytes(a.peakBytes) + ' @ ' + ms(a.peakMs) + ' ms'}));
+    xEnd = null;
+    return done(p.svg);
+  }
+
+  // Average step per host, stacked by category, with min-max whiskers.
+  function compareChart(hosts) {
+    var hs = hosts.filter(function (x) { return x.steps.length; });
+    if (hs.length < 2) return null;
+    var p = plot(1000, 320, [64, 12, 12, hs.length > 8 ? 90 : 40], 'Average step time per host');
+    var max = 0;
+    hs.forEach(function (x) { max = Math.max(max, x.step.maxMs, x.step.avgMs); });
+    var tk = msTicks(max), top = tk[tk.length - 1].v || 1;
+    yGrid(p, tk, top, 'ms');
+    function Y(v) { return p.b - v / top * (p.b - p.t); }
+    var band = (p.r - p.l) / hs.length, bw = Math.max(2, Math.min(70, band * 0.6));
+    hs.forEach(function (x, i) {
+      var cx = p.l + band * (i + 0.5), y = p.b, total = 0;
+      x.categories.forEach(function (c) { total += Math.max(0, c.avgMs); });
+      var scale = total > 0 ? x.step.avgMs / total : 0;
+      var tip = x.host + ': avg ' + ms(x.step.avgMs) + ' ms (min ' + ms(x.step.minMs) + ', max ' + ms(x.step.maxMs) + ')';
+      var g = s('g', {cls: 'bar'}, [s('title', {text: tip})]);
+      x.categories.forEach(function (c) {
+        var hh = Math.max(0, c.avgMs) * scale / top * (p.b - p.t);
+        if (!(hh > 0)) return;
+        y -= hh;
+        g.appendChild(s('rect', {x: cx - bw / 2, y: y, width: bw, height: hh, fill: color(c.key)}));
+      });
+      var w = bw / 4;
+      g.appendChild(s('path', {d: 'M' + (cx - w) + ',' + Y(x.step.minMs) + 'H' + (cx + w) + 'M' + cx + ',' +
+                                  Y(x.step.minMs) + 'V' + Y(x.step.maxMs) + 'M' + (cx - w) + ',' +
+                                  Y(x.step.maxMs) + 'H' + (cx + w),
+                               stroke: '#1f2933', 'stroke-width': 1.2, fill: 'none'}));
+      p.svg.appendChild(g);
+      var label = x.host.length > 18 ? x.host.slice(0, 8) + '\u2026' + x.host.slice(-8) : x.host;
+      p.svg.appendChild(s('text', hs.length > 8 ?
+          {x: cx, y: p.b + 12, 'text-anchor': 'end', transform: 'rotate(-40 ' + cx + ' ' + (p.b + 12) + ')', text: label} :
+          {x: cx, y: p.b + 16, 'text-anchor': 'middle', text: label}));
+    });
+    return done(p.svg);
+  }
+
+  // ---- Tables.
+  function table(cols, rows, cls) {
+    return h('table', {cls: cls || ''}, [
+      h('thead', {}, [h('tr', {}, cols.map(function (c) { return h('th', {cls: c.num ? 'num' : ''}, [c.label]); }))]),
+      h('tbody', {}, rows.map(function (r) {
+        return h('tr', {}, cols.map(function (c) { return h('td', {cls: c.num ? 'num' : ''}, [c.get(r)]); }));
+      }))]);
+  }
+  function dash(v) { return v > 0 ? fx(v, 0) : '\u2013'; }
+  var KCOLS = [
+    {key: 'name', label: 'Kernel', str: true},
+    {key: 'op', label: 'Op', str: true},
+    {key: 'count', label: 'Count', fmt: String},
+    {key: 'totalMs', label: 'Total ms', fmt: ms},
+    {key: 'avgUs', label: 'Avg \u00b5s', fmt: us},
+    {key: 'minUs', label: 'Min \u00b5s', fmt: us},
+    {key: 'maxUs', label: 'Max \u00b5s', fmt: us},
+    {key: 'pct', label: '% time', fmt: pct, bar: true},
+    {key: 'occ', label: 'Occ %', fmt: dash},
+    {key: 'tc', label: 'TC', fmt: function (v) { return v ? 'yes' : 'no'; }},
+    {key: 'regs', label: 'Regs', fmt: String},
+    {key: 'smem', label: 'Shmem', fmt: bytes},
+    {key: 'grid', label: 'Grid', str: true},
+    {key: 'block', label: 'Block', str: true}
+  ];
+  function kernelTable(host) {
+    var rows = host.kernels.slice(), sortKey = 'totalMs', desc = true, heads = [];
+    var tbody = h('tbody');
+    function cmp(a, b) {
+      var x = a[sortKey], y = b[sortKey];
+      var c = typeof x === 'string' ? x.localeCompare(y) : (+x) - (+y);
+      return desc ? -c : c;
+    }
+    function render() {
+      rows.sort(cmp);
+      while (tbody.firstChild) tbody.removeChild(tbody.firstChild);
+      rows.forEach(function (k) {
+        tbody.appendChild(h('tr', {}, KCOLS.map(function (c) {
+          var v = k[c.key];
+          if (c.key === 'name') return h('td', {cls: 'name', title: v}, [v]);
+          if (c.str) return h('td', {}, [v]);
+          if (c.bar) {
+            return h('td', {cls: 'num'}, [h('span', {cls: 'cellbar', style: 'width:' + Math.min(60, v * 0.6 + 1) + 'px'}), c.fmt(v)]);
+          }
+          return h('td', {cls: 'num'}, [c.fmt(v)]);
+        })));
+      });
+      heads.forEach(function (th, i) {
+        th.setAttribute('aria-sort', KCOLS[i].key === sortKey ? (desc ? 'descending' : 'ascending') : 'none');
+      });
+    }
+    var tr = h('tr', {}, KCOLS.map(function (c) {
+      var th = h('th', {cls: c.str ? '' : 'num', title: 'Sort by ' + c.label}, [c.label]);
+      th.addEventListener('click', function () {
+        if (sortKey === c.key) desc = !desc; else { sortKey = c.key; desc = !c.str; }
+        render();
+      });
+      heads.push(th);
+      return th;
+    }));
+    render();
+    return h('div', {cls: 'table-wrap'}, [h('table', {cls: 'kernels sortable'}, [h('thead', {}, [tr]), tbody])]);
+  }
+
+  // ---- Sections.
+  function card(k, v, sub) { return h('div', {cls: 'card'}, [h('div', {cls: 'k'}, [k]), h('div', {cls: 'v'}, [v]), sub ? h('div', {cls: 's'}, [sub]) : null]); }
+  function badge(text) { return h('span', {cls: 'badge ' + text}, [text]); }
+  function panel(title, body) { return h('div', {cls: 'panel'}, [h('h3', {}, title)].concat(body)); }
+  function safely(title, fn) {
+    try { return fn(); } catch (e) {
+      errors.push(title + ': ' + (e && e.message ? e.message : String(e)));
+      return panel([title], [h('div', {cls: 'error-box', text: 'could not draw: ' + e}) ]);
+    }
+  }
+
+  function cards(x) {
+    var tcMs = 0;
+    x.kernels.forEach(function (k) { if (k.tc) tcMs += k.totalMs; });
+    var a = x.allocators[0];
+    return h('div', {cls: 'cards'}, [
+      card('Average step', x.steps.length ? ms(x.step.avgMs) + ' ms' : '\u2013',
+           x.steps.length ? x.steps.length + ' steps, ' + ms(x.step.minMs) + '\u2013' + ms(x.step.maxMs) + ' ms' : 'no steps found'),
+      card('Bottleneck', x.bottleneck || '\u2013', x.input.classification ? 'input: ' + x.input.classification : null),
+      x.hasAnalysis ? card('Device idle', pct(x.deviceIdlePct), 'host idle ' + pct(x.hostIdlePct)) : null,
+      card('Kernel time', ms(x.kernelTotalMs) + ' ms', x.kernelLaunches + ' launches, ' + x.kernelReports + ' kernels'),
+      x.kernelTotalMs > 0 ? card('Tensor Cores', pct(100 * tcMs / x.kernelTotalMs), 'of kernel time') : null,
+      a ? card('Peak memory', bytes(a.peakBytes), a.id + (a.capacity > 0 ? ', ' + pct(100 * a.peakBytes / a.capacity) + ' of ' + bytes(a.capacity) : '')) : null
+    ]);
+  }
+
+  function verdictPanel(x) {
+    var body = [h('p', {}, [x.bottleneck ? badge(x.bottleneck) : null, ' ', x.statement || 'No verdict: the profile has no steps with device activity.'])];
+    if (x.recommendations.length) {
+      body.push(h('ul', {cls: 'recs'}, x.recommendations.map(function (r) { return h('li', {}, [r]); })));
+    }
+    return panel(['Overview'], body);
+  }
+
+  function stepPanel(x) {
+    if (!x.steps.length) return panel(['Step time'], [h('p', {cls: 'muted'}, ['No steps found: the profile has no step markers (such as ProfilerStep#N) with device activity.'])]);
+    var sub = 'avg ' + ms(x.step.avgMs) + ' ms over ' + x.steps.length + ' steps (min ' + ms(x.step.minMs) +
+              ', max ' + ms(x.step.maxMs) + ', sd ' + ms(x.step.sdMs) + ')';
+    var rows = x.categories.map(function (c) { return c; });
+    return panel(['Step time ', h('span', {cls: 'muted'}, [sub])], [
+      stepChart(x), catLegend(x.categories),
+      table([
+        {label: 'Category', get: function (c) { return h('span', {}, [h('i', {cls: 'sw', style: 'display:inline-block;width:10px;height:10px;margin-right:6px;background:' + color(c.key)}), c.label]); }},
+        {label: 'Avg ms', num: true, get: function (c) { return ms(c.avgMs); }},
+        {label: '% of step', num: true, get: function (c) { return h('span', {}, [h('span', {cls: 'cellbar', style: 'width:' + Math.min(60, c.pct * 0.6 + 1) + 'px;background:' + color(c.key)}), pct(c.pct)]); }}
+      ], rows)]);
+  }
+
+  function kernelPanel(x) {
+    if (!x.kernels.length) return panel(['Kernels'], [h('p', {cls: 'muted'}, ['No GPU kernels with launch details in this profile.'])]);
+    var more = x.kernelReports > x.kernels.length ? ' (table shows the top ' + x.kernels.length + ')' : '';
+    return panel(['Kernels ', h('span', {cls: 'muted'}, [x.kernelReports + ' distinct kernels, ' + x.kernelLaunches + ' launches, ' + ms(x.kernelTotalMs) + ' ms' + more])], [
+      kernelChart(x),
+      legend([{color: '#4e79a7', label: 'CUDA cores'}, {color: '#59a14f', label: 'Tensor Cores'}]),
+      h('p', {cls: 'muted'}, ['Click a column header to sort.']),
+      kernelTable(x)]);
+  }
+
+  function inputPanel(x) {
+    var i = x.input, parts = [
+      {label: 'Input', v: i.inputPct, color: '#e15759'}, {label: 'Output', v: i.outputPct, color: '#edc948'},
+      {label: 'Compute', v: i.computePct, color: '#4e79a7'}, {label: 'Idle / other', v: i.idlePct, color: '#bab0ac'}];
+    var body = [h('p', {}, [i.classification ? badge(i.classification) : null, ' ', i.statement || 'No input-pipeline analysis (no steps).'])];
+    if (x.steps.length) {
+      body.push(h('div', {cls: 'split'}, parts.map(function (q) {
+        return h('div', {style: 'width:' + Math.max(0, q.v) + '%;background:' + q.color, title: q.label + ' ' + pct(q.v)});
+      })));
+      body.push(legend(parts.map(function (q) { return {color: q.color, label: q.label + ' ' + pct(q.v)}; })));
+    }
+    if (i.nextStep) body.push(h('p', {cls: 'muted'}, ['Next step: ' + i.nextStep]));
+    return panel(['Input pipeline'], body);
+  }
+
+  function memoryPanel(x) {
+    if (!x.allocators.length) return panel(['Memory'], [h('p', {cls: 'muted'}, ['No memory allocation events in this profile.'])]);
+    var body = [];
+    x.allocators.forEach(function (a) {
+      var sub = 'peak ' + bytes(a.peakBytes) + ' at ' + ms(a.peakMs) + ' ms' +
+          (a.peakStack > 0 ? ' (heap ' + bytes(a.peakHeap) + ', stack ' + bytes(a.peakStack) + ')' : '') +
+          (a.capacity > 0 ? ' of ' + bytes(a.capacity) : '') +
+          (a.lifetimePeak > a.peakBytes ? '; lifetime peak ' + bytes(a.lifetimePeak) : '');
+      body.push(h('h4', {}, [a.id + ' ', h('span', {cls: 'muted'}, [sub])]));
+      body.push(memoryChart(a));
+      body.push(legend([{color: '#4e79a7', label: 'in use (heap + stack)'}].concat(
+          a.peakStack > 0 ? [{color: '#f28e2b', label: 'heap'}] : []).concat([{color: '#c62828', label: 'peak'}])));
+      if (a.live.length) {
+        body.push(h('p', {}, ['Live at the peak:']));
+        body.push(h('div', {cls: 'table-wrap'}, [table([
+          {label: 'Size', num: true, get: function (r) { return bytes(r.bytes); }},
+          {label: 'Requested', num: true, get: function (r) { return bytes(r.requested); }},
+          {label: 'Count', num: true, get: function (r) { return String(r.count); }},
+          {label: 'Op', get: function (r) { return r.op || '(unknown)'; }},
+          {label: 'Region', get: function (r) { return r.region; }},
+          {label: 'Type', get: function (r) { return r.dtype; }},
+          {label: 'Shape', get: function (r) { return r.shape; }}], a.live.slice(0, 50))]));
+      }
+    });
+    return panel(['Memory'], body);
+  }
+
+  function diagnosticsPanel(x) {
+    if (!x.errors.length && !x.warnings.length) return null;
+    return panel(['Diagnostics'], [h('ul', {cls: 'recs'}, x.errors.map(function (e) { return h('li', {}, ['error: ' + e]); })
+        .concat(x.warnings.map(function (w) { return h('li', {cls: 'muted'}, [w]); })))]);
+  }
+
+  function hostSection(x, idx, multi) {
+    var dev = (x.deviceType || 'unknown device') + (x.deviceCount > 0 ? ' \u00d7 ' + x.deviceCount : '');
+    return h('section', {cls: 'host', id: 'host-' + idx}, [
+      h('h2', {}, [multi ? 'Host ' + x.host : x.host]), h('div', {cls: 'device'}, [dev]),
+      safely('cards', function () { return cards(x); }),
+      safely('overview', function () { return verdictPanel(x); }),
+      safely('step time', function () { return stepPanel(x); }),
+      safely('kernels', function () { return kernelPanel(x); }),
+      safely('input pipeline', function () { return inputPanel(x); }),
+      safely('memory', function () { return memoryPanel(x); }),
+      safely('diagnostics', function () { return diagnosticsPanel(x); })]);
+  }
+
+  function comparePanel(hosts) {
+    var keys = {};
+    hosts.forEach(function (x) { x.categories.forEach(function (c) { keys[c.key] = c.label; }); });
+    var cats = ORDER.filter(function (k) { return keys[k]; }).map(function (k) { return {key: k, label: keys[k]}; });
+    return panel(['Step time across hosts'], [
+      compareChart(hosts), catLegend(cats),
+      h('p', {cls: 'muted'}, ['Bars: average step by category; whiskers: fastest and slowest step.']),
+      table([
+        {label: 'Host', get: function (x) { return h('a', {href: '#host-' + hosts.indexOf(x)}, [x.host]); }},
+        {label: 'Steps', num: true, get: function (x) { return String(x.steps.length); }},
+        {label: 'Avg ms', num: true, get: function (x) { return x.steps.length ? ms(x.step.avgMs) : '\u2013'; }},
+        {label: 'Min ms', num: true, get: function (x) { return x.steps.length ? ms(x.step.minMs) : '\u2013'; }},
+        {label: 'Max ms', num: true, get: function (x) { return x.steps.length ? ms(x.step.maxMs) : '\u2013'; }},
+        {label: 'Kernel ms', num: true, get: function (x) { return ms(x.kernelTotalMs); }},
+        {label: 'Peak memory', num: true, get: function (x) { return x.allocators.length ? bytes(x.allocators[0].peakBytes) : '\u2013'; }},
+        {label: 'Bottleneck', get: function (x) { return x.bottleneck ? badge(x.bottleneck) : '\u2013'; }}], hosts)]);
+  }
+
+  function main() {
+    var data = JSON.parse(document.getElementById('tbprof-data').textContent);
+    var app = document.getElementById('app');
+    var hosts = data.hosts || [], multi = hosts.length > 1;
+    app.appendChild(h('header', {cls: 'page'}, [
+      h('h1', {}, ['tbprof report']),
+      h('div', {cls: 'sub'}, [data.source + ' \u00b7 ' + hosts.length + (multi ? ' hosts' : ' host')]),
+      multi ? h('nav', {cls: 'hosts'}, hosts.map(function (x, i) { return h('a', {href: '#host-' + i}, [x.host]); })) : null]));
+    var m = h('main');
+    app.appendChild(m);
+    if (!hosts.length) m.appendChild(panel(['No data'], [h('p', {}, ['The input has no hosts.'])]));
+    if (multi) m.appendChild(safely('comparison', function () { return comparePanel(hosts); }));
+    hosts.forEach(function (x, i) { m.appendChild(hostSection(x, i, multi)); });
+    m.appendChild(h('footer', {}, ['Generated by ' + data.generator + '. Self-contained: no network access.']));
+  }
+
+  try { main(); } catch (e) { errors.push('main: ' + (e && e.message ? e.message : String(e))); }
+  status();
+})();
+)JS";
+
+}  // namespace tbprof::views

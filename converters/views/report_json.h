@@ -1,0 +1,35 @@
+// The machine-readable form of a tbprof report (`tbprof report --json`): the
+// view protos as protobuf JSON, the format the profile plugin serves and
+// google::protobuf::util::JsonStringToMessage reads back.
+//
+// Shape, one host:
+//   {"overview": <OverviewPage>, "input_pipeline": <InputPipelineAnalysisResult>,
+//    "kernel_stats": <KernelStatsDb>, "memory_profile": <MemoryProfile>}
+// several hosts (in run order):
+//   {"hosts": [{"host": "<name>", "overview": ..., "input_pipeline": ...,
+//               "kernel_stats": ..., "memory_profile": ...}, ...]}
+// Each view is printed by MessageToJsonString with lowerCamelCase field
+// names, int64 values as strings, fields with default values included and
+// Any fields expanded with their "@type".
+#ifndef TBPROF_CONVERTERS_VIEWS_REPORT_JSON_H_
+#define TBPROF_CONVERTERS_VIEWS_REPORT_JSON_H_
+
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "converters/views/all_views.h"
+#include "converters/views/report_model.h"
+
+namespace tbprof::views {
+
+// The object of one host's views (without a "host" key), no newline.
+// Errors: kInternal if protobuf cannot print a view.
+absl::StatusOr<std::string> RenderViewsJson(const AllViews& views);
+
+// The report as one JSON object (shapes above), ending with a newline.
+// Errors: as RenderViewsJson.
+absl::StatusOr<std::string> RenderJsonReport(const ReportInput& input);
+
+}  // namespace tbprof::views
+
+#endif  // TBPROF_CONVERTERS_VIEWS_REPORT_JSON_H_

@@ -1,0 +1,437 @@
+#include "converters/views/report_text.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+
+namespace tbprof::views {
+namespace {
+
+bool IsContinuation(char c) { return (static_cast<unsigned char>(c) & 0xC0) == 0x80; }
+
+// Byte length of the first `n` code points of `text`.
+size_t PrefixBytes(absl::string_view text, int n) {
+  size_t i = 0;
+  int seen = 0;
+  while (i < text.size()) {
+    if (!IsContinuation(text[i])) {
+      if (seen == n) break;
+      ++seen;
+    }
+    ++i;
+  }
+  return i;
+}
+
+// The last `n` code points of `text`.
+absl::string_view SuffixCodePoints(absl::string_view text, int n) {
+  const int total = DisplayWidth(text);
+  if (n >= total) return text;
+  return text.substr(PrefixBytes(text, total - n));
+}
+
+std::string Ellipsis(bool ascii) { return ascii ? "..." : "\xE2\x80\xA6"; }
+
+// Cuts `text` to `width` code points, ending in an ellipsis when cut.
+std::string TruncateRight(absl::string_view text, int width, bool ascii) {
+  if (DisplayWidth(text) <= width) return std::string(text);
+  const std::string dots = Ellipsis(ascii);
+  const int keep = std::max(0, width - DisplayWidth(dots));
+  return absl::StrCat(text.substr(0, PrefixBytes(text, keep)), dots);
+}
+
+// Cuts the middle of `text`, keeping its start and end.
+std::string TruncateMiddle(absl::string_view text, int width, bool ascii) {
+  if (DisplayWidth(text) <= width) return std::string(text);
+  const std::string dots = Ellipsis(ascii);
+  const int room = std::max(0, width - DisplayWidth(dots));
+  const int tail = room / 3;
+  const int head = room - tail;
+  return absl::StrCat(text.substr(0, PrefixBytes(text, head)), dots,
+                      SuffixCodePoints(text, tail));
+}
+
+// Cuts the start of `text` (for paths, whose end matters most).
+std::string TruncateLeft(absl::string_view text, int width, bool ascii) {
+  if (DisplayWidth(text) <= width) return std::string(text);
+  const std::string dots = Ellipsis(ascii);
+  return absl::StrCat(dots, SuffixCodePoints(text, std::max(0, width - DisplayWidth(dots))));
+}
+
+std::string PadRight(absl::string_view text, int width) {
+  std::string out(text);
+  out.append(static_cast<size_t>(std::max(0, width - DisplayWidth(text))), ' ');
+  return out;
+}
+
+std::string PadLeft(absl::string_view text, int width) {
+  std::string out(static_cast<size_t>(std::max(0, width - DisplayWidth(text))), ' ');
+  out.append(text.data(), text.size());
+  return out;
+}
+
+// Word-wraps `text`: the first line starts with `first`, the others with
+// `indent` (both count toward `width`); words too long for a line are cut.
+void AppendWrapped(absl::string_view text, absl::string_view first, absl::string_view indent,
+                   int width, std::string* out) {
+  std::string line(first);
+  int line_width = DisplayWidth(first);
+  const int indent_width = DisplayWidth(indent);
+  bool line_has_word = false;
+  for (absl::string_view word : absl::StrSplit(text, ' ', absl::SkipEmpty())) {
+    std::string w(word);
+    while (true) {
+      const int ww = DisplayWidth(w);
+      const int need = ww + (line_has_word ? 1 : 0);
+      if (line_width + need <= width) {
+        if (line_has_word) line.push_back(' ');
+        line += w;
+        line_width += need;
+        line_has_word = true;
+        break;
+      }
+      if (line_has_word) {
+        absl::StrAppend(out, line, "\n");
+        line = std::string(indent);
+        line_width = indent_width;
+        line_has_word = false;
+        continue;
+      }
+      // A word longer than a whole line: cut it.
+      const int room = std::max(1, width - line_width);
+      const size_t bytes = PrefixBytes(w, room);
+      absl::StrAppend(out, line, w.substr(0, bytes), "\n");
+      w = w.substr(bytes);
+      line = std::string(indent);
+      line_width = indent_width;
+      if (w.empty()) break;
+    }
+  }
+  if (line_has_word) absl::StrAppend(out, line, "\n");
+}
+
+// A horizontal bar of `fraction` (0..1) of `width` cells, with eighth blocks.
+std::string Bar(double fraction, int width, bool ascii) {
+  fraction = std::clamp(fraction, 0.0, 1.0);
+  if (ascii) return std::string(static_cast<size_t>(std::lround(fraction * width)), '#');
+  static const char* const kEighths[] = {"", "\xE2\x96\x8F", "\xE2\x96\x8E", "\xE2\x96\x8D",
+                                         "\xE2\x96\x8C", "\xE2\x96\x8B", "\xE2\x96\x8A",
+                                         "\xE2\x96\x89"};
+  const long eighths = std::lround(fraction * width * 8);
+  std::string out;
+  for (long i = 0; i < eighths / 8; ++i) out += "\xE2\x96\x88";  // Full block.
+  out += kEighths[eighths % 8];
+  return out;
+}
+
+std::string Heading(absl::string_view title, int width, bool ascii) {
+  std::string text = absl::StrCat("== ", TruncateRight(title, width - 4, ascii), " ");
+  return absl::StrCat(text, std::string(std::max(0, width - DisplayWidth(text)), '='), "\n");
+}
+
+std::string Ms(double ms) {
+  if (ms >= 1e5) return absl::StrFormat("%.0f", ms);
+  if (ms >= 100) return absl::StrFormat("%.1f", ms);
+  return absl::StrFormat("%.3f", ms);
+}
+
+std::string Pct(double pct) { return absl::StrFormat("%.1f%%", pct); }
+
+void AppendOverview(const HostReport& r, const TextReportOptions& o, std::string* out) {
+  const int w = o.width;
+  if (!r.device_type.empty() || r.device_count > 0) {
+    std::string device = r.device_type.empty() ? "GPU" : r.device_type;
+    if (r.device_count > 0) absl::StrAppend(&device, " x ", r.device_count);
+    AppendWrapped(device, "Device      ", "            ", w, out);
+  }
+  std::string verdict = r.bottleneck_statement;
+  if (!r.bottleneck.empty()) {
+    verdict = verdict.empty() ? absl::StrCat("bottleneck: ", r.bottleneck)
+                              : absl::StrCat("[", r.bottleneck, "] ", verdict);
+  }
+  if (verdict.empty()) verdict = "no overview (no steps or no device activity found)";
+  AppendWrapped(verdict, "Verdict     ", "            ", w, out);
+  if (r.has_overview_analysis) {
+    std::string idle = absl::StrCat("device ", Pct(r.device_idle_percent), ", host ",
+                                    Pct(r.host_idle_percent));
+    AppendWrapped(idle, "Idle time   ", "            ", w, out);
+    if (r.device_compute_16bit_percent > 0 || r.device_compute_32bit_percent > 0) {
+      AppendWrapped(absl::StrCat("16-bit ", Pct(r.device_compute_16bit_percent), ", 32-bit ",
+                                 Pct(r.device_compute_32bit_percent)),
+                    "Precision   ", "            ", w, out);
+    }
+  }
+  for (size_t i = 0; i < r.recommendations.size(); ++i) {
+    AppendWrapped(r.recommendations[i], i == 0 ? "Advice    - " : "          - ",
+                  "            ", w, out);
+  }
+}
+
+void AppendSteps(const HostReport& r, const TextReportOptions& o, std::string* out) {
+  absl::StrAppend(out, "\n");
+  if (r.steps.empty()) {
+    AppendWrapped("no steps found (the profile has no step markers such as ProfilerStep#N "
+                  "with device activity)",
+                  "Step time   ", "            ", o.width, out);
+    return;
+  }
+  AppendWrapped(absl::StrFormat("avg %s ms over %d step%s (min %s, max %s, sd %s)",
+                                Ms(r.avg_step_ms), r.steps.size(), r.steps.size() == 1 ? "" : "s",
+                                Ms(r.min_step_ms), Ms(r.max_step_ms), Ms(r.stddev_step_ms)),
+                "Step time   ", "            ", o.width, out);
+  // "  " label(20) " " avg(10) " " pct(6) "  " bar
+  constexpr int kLabel = 20, kAvg = 10, kPct = 6;
+  const int bar_width = std::max(4, o.width - (2 + kLabel + 1 + kAvg + 1 + kPct + 2));
+  absl::StrAppend(out, "  ", PadRight("Category", kLabel), " ", PadLeft("Avg ms", kAvg), " ",
+                  PadLeft("%", kPct), "\n");
+  for (const StepCategoryRow& c : r.categories) {
+    absl::StrAppend(out, "  ", PadRight(TruncateRight(c.label, kLabel, o.ascii), kLabel), " ",
+                    PadLeft(Ms(c.avg_ms), kAvg), " ", PadLeft(Pct(c.percent), kPct), "  ",
+                    Bar(c.percent / 100.0, bar_width, o.ascii), "\n");
+  }
+}
+
+void AppendKernels(const HostReport& r, const TextReportOptions& o, std::string* out) {
+  absl::StrAppend(out, "\n");
+  if (r.kernels.empty()) {
+    AppendWrapped("no GPU kernels with launch details in this profile", "Kernels     ",
+                  "            ", o.width, out);
+    return;
+  }
+  const int shown = std::min<int>(o.max_kernels, r.kernels.size());
+  AppendWrapped(absl::StrFormat("top %d of %d by total time (%d launches, %s ms of kernel time)",
+                                shown, r.kernels.size(), r.total_kernel_launches,
+                                Ms(r.total_kernel_ms)),
+                "Kernels     ", "            ", o.width, out);
+  // "  " name " " count(6) " " total(9) " " avg(9) " " pct(6) " " occ(4) " " tc(3)
+  constexpr int kCount = 6, kTotal = 9, kAvg = 9, kPct = 6, kOcc = 4, kTc = 3;
+  const int name_width =
+      o.width - (2 + 1 + kCount + 1 + kTotal + 1 + kAvg + 1 + kPct + 1 + kOcc + 1 + kTc);
+  absl::StrAppend(out, "  ", PadRight("Kernel", name_width), " ", PadLeft("Count", kCount), " ",
+                  PadLeft("Total ms", kTotal), " ",
+                  PadLeft(o.ascii ? "Avg us" : "Avg \xC2\xB5s", kAvg), " ",
+                  PadLeft("%Time", kPct), " ", PadLeft("Occ%", kOcc), " ", PadLeft("TC", kTc),
+                  "\n");
+  for (int i = 0; i < shown; ++i) {
+    const KernelRow& k = r.kernels[i];
+    const std::string occ =
+        k.occupancy_pct > 0 ? absl::StrFormat("%.0f", k.occupancy_pct) : std::string("-");
+    const std::string count =
+        k.occurrences < 1000000 ? absl::StrCat(k.occurrences)
+                                : absl::StrFormat("%.1fM", k.occurrences / 1e6);
+    const std::string avg =
+        k.avg_us >= 1e6 ? absl::StrFormat("%.0f", k.avg_us) : absl::StrFormat("%.2f", k.avg_us);
+    absl::StrAppend(out, "  ", PadRight(ShortenKernelName(k.name, name_width, o.ascii), name_width),
+                    " ", PadLeft(count, kCount), " ", PadLeft(Ms(k.total_ms), kTotal), " ",
+                    PadLeft(avg, kAvg), " ", PadLeft(Pct(k.percent), kPct), " ",
+                    PadLeft(occ, kOcc), " ", PadLeft(k.uses_tensor_core ? "yes" : "no", kTc),
+                    "\n");
+  }
+}
+
+void AppendInput(const HostReport& r, const TextReportOptions& o, std::string* out) {
+  absl::StrAppend(out, "\n");
+  std::string verdict = r.input_statement;
+  if (!r.input_classification.empty()) {
+    verdict = absl::StrCat("[", r.input_classification, "] ", verdict);
+  }
+  if (verdict.empty()) verdict = "no input-pipeline analysis (no steps)";
+  AppendWrapped(verdict, "Input       ", "            ", o.width, out);
+  if (!r.steps.empty()) {
+    AppendWrapped(absl::StrCat("input ", Pct(r.input_percent), ", output ",
+                               Pct(r.output_percent), ", idle ", Pct(r.idle_percent),
+                               ", compute ", Pct(r.compute_percent)),
+                  "            ", "            ", o.width, out);
+  }
+  if (!r.input_next_step.empty()) {
+    AppendWrapped(r.input_next_step, "Next step   ", "            ", o.width, out);
+  }
+}
+
+std::string TimeMs(int64_t ps) { return absl::StrCat(Ms(static_cast<double>(ps) / 1e9), " ms"); }
+
+void AppendMemory(const HostReport& r, const TextReportOptions& o, std::string* out) {
+  absl::StrAppend(out, "\n");
+  if (r.allocators.empty()) {
+    AppendWrapped("no memory allocation events in this profile", "Memory      ", "            ",
+                  o.width, out);
+    return;
+  }
+  const int shown = std::min<int>(o.max_allocators, r.allocators.size());
+  for (int i = 0; i < shown; ++i) {
+    const AllocatorReport& a = r.allocators[i];
+    std::string line = absl::StrCat(a.id, ": peak ", FormatBytes(a.peak_bytes), " at ",
+                                     TimeMs(a.peak_time_ps));
+    if (a.peak_stack_bytes > 0) {
+      absl::StrAppend(&line, " (heap ", FormatBytes(a.peak_heap_bytes), ", stack ",
+                      FormatBytes(a.peak_stack_bytes), ")");
+    }
+    if (a.capacity_bytes > 0) {
+      absl::StrAppend(&line, " of ", FormatBytes(a.capacity_bytes), " (",
+                      Pct(100.0 * a.peak_bytes / a.capacity_bytes), ")");
+    }
+    if (a.peak_lifetime_bytes > a.peak_bytes) {
+      absl::StrAppend(&line, "; lifetime peak ", FormatBytes(a.peak_lifetime_bytes));
+    }
+    AppendWrapped(line, i == 0 ? "Memory      " : "            ", "              ", o.width, out);
+    if (a.allocations_at_peak.empty()) continue;
+    // "    " size(10) " " requested(10) " " count(5) "  " what
+    constexpr int kSize = 10, kCount = 5;
+    const int what_width = o.width - (4 + kSize + 1 + kSize + 1 + kCount + 2);
+    absl::StrAppend(out, "    ", PadLeft("Size", kSize), " ", PadLeft("Requested", kSize), " ",
+                    PadLeft("Count", kCount), "  ", "Live at peak: op [type shape]", "\n");
+    const int rows = std::min<int>(o.max_allocations, a.allocations_at_peak.size());
+    for (int j = 0; j < rows; ++j) {
+      const AllocationRow& row = a.allocations_at_peak[j];
+      std::string what = row.op_name.empty() ? std::string("(unknown op)") : row.op_name;
+      std::string detail = absl::StrJoin(
+          {absl::string_view(row.data_type), absl::string_view(row.shape)}, " ");
+      detail = std::string(absl::StripAsciiWhitespace(detail));
+      if (!detail.empty()) absl::StrAppend(&what, " [", detail, "]");
+      absl::StrAppend(out, "    ", PadLeft(FormatBytes(row.allocation_bytes), kSize), " ",
+                      PadLeft(FormatBytes(row.requested_bytes), kSize), " ",
+                      PadLeft(absl::StrCat(row.occurrences), kCount), "  ",
+                      TruncateRight(what, what_width, o.ascii), "\n");
+    }
+    if (static_cast<int>(a.allocations_at_peak.size()) > rows) {
+      absl::StrAppend(out, "    (", a.allocations_at_peak.size() - rows, " more)\n");
+    }
+  }
+  if (static_cast<int>(r.allocators.size()) > shown) {
+    absl::StrAppend(out, "            (", r.allocators.size() - shown, " more allocators)\n");
+  }
+}
+
+void AppendDiagnostics(const HostReport& r, const TextReportOptions& o, std::string* out) {
+  if (r.errors.empty() && r.warnings.empty()) return;
+  absl::StrAppend(out, "\n");
+  for (const std::string& e : r.errors) {
+    AppendWrapped(e, "Error       ", "            ", o.width, out);
+  }
+  const size_t max_warnings = 5;
+  for (size_t i = 0; i < r.warnings.size() && i < max_warnings; ++i) {
+    AppendWrapped(r.warnings[i], "Warning     ", "            ", o.width, out);
+  }
+  if (r.warnings.size() > max_warnings) {
+    absl::StrAppend(out, "            (", r.warnings.size() - max_warnings, " more warnings)\n");
+  }
+}
+
+void AppendComparison(const std::vector<HostReport>& reports, const TextReportOptions& o,
+                      std::string* out) {
+  absl::StrAppend(out, "\n", Heading("Hosts compared", o.width, o.ascii));
+  // "  " host " " steps(5) " " avg(9) " " min(9) " " max(9) " " verdict(10)
+  constexpr int kSteps = 5, kNum = 9, kVerdict = 10;
+  const int host_width = o.width - (2 + 1 + kSteps + 3 * (1 + kNum) + 1 + kVerdict);
+  absl::StrAppend(out, "  ", PadRight("Host", host_width), " ", PadLeft("Steps", kSteps), " ",
+                  PadLeft("Avg ms", kNum), " ", PadLeft("Min ms", kNum), " ",
+                  PadLeft("Max ms", kNum), " ", PadRight("Bottleneck", kVerdict), "\n");
+  double slowest = 0;
+  for (const HostReport& r : reports) slowest = std::max(slowest, r.avg_step_ms);
+  for (const HostReport& r : reports) {
+    absl::StrAppend(out, "  ", PadRight(TruncateMiddle(r.host, host_width, o.ascii), host_width),
+                    " ", PadLeft(absl::StrCat(r.steps.size()), kSteps), " ",
+                    PadLeft(r.steps.empty() ? "-" : Ms(r.avg_step_ms), kNum), " ",
+                    PadLeft(r.steps.empty() ? "-" : Ms(r.min_step_ms), kNum), " ",
+                    PadLeft(r.steps.empty() ? "-" : Ms(r.max_step_ms), kNum), " ",
+                    TruncateRight(r.bottleneck.empty() ? "-" : r.bottleneck, kVerdict, o.ascii),
+                    "\n");
+  }
+  if (reports.size() > 1 && slowest > 0) {
+    double fastest = slowest;
+    for (const HostReport& r : reports) {
+      if (r.avg_step_ms > 0) fastest = std::min(fastest, r.avg_step_ms);
+    }
+    AppendWrapped(absl::StrFormat("slowest host's average step is %.1f%% longer than the "
+                                  "fastest's",
+                                  100.0 * (slowest - fastest) / fastest),
+                  "  ", "  ", o.width, out);
+  }
+}
+
+}  // namespace
+
+int DisplayWidth(absl::string_view text) {
+  int n = 0;
+  for (char c : text) n += IsContinuation(c) ? 0 : 1;
+  return n;
+}
+
+std::string ShortenKernelName(absl::string_view name, int width, bool ascii) {
+  std::string s(absl::StripAsciiWhitespace(name));
+  if (DisplayWidth(s) <= width) return s;
+  absl::ConsumePrefix(&s, "void ");
+  // Drop a trailing parameter list "(...)".
+  if (!s.empty() && s.back() == ')') {
+    int depth = 0;
+    for (size_t i = s.size(); i-- > 0;) {
+      if (s[i] == ')') ++depth;
+      if (s[i] == '(' && --depth == 0) {
+        if (i > 0) s.resize(i);
+        break;
+      }
+    }
+  }
+  s = absl::StrReplaceAll(s, {{"(anonymous namespace)::", ""}});
+  if (DisplayWidth(s) <= width) return s;
+  // Collapse template arguments: "f<a, b<c>>" -> "f<…>".
+  std::string collapsed;
+  int depth = 0;
+  for (char c : s) {
+    if (c == '<') {
+      if (depth++ == 0) absl::StrAppend(&collapsed, "<", Ellipsis(ascii), ">");
+      continue;
+    }
+    if (c == '>' && depth > 0) {
+      --depth;
+      continue;
+    }
+    if (depth == 0) collapsed.push_back(c);
+  }
+  if (depth == 0) s = collapsed;
+  return TruncateMiddle(s, width, ascii);
+}
+
+std::string RenderHostText(const HostReport& r, const TextReportOptions& options) {
+  TextReportOptions o = options;
+  o.width = std::max(60, o.width);
+  std::string out = Heading(absl::StrCat("Host ", r.host), o.width, o.ascii);
+  AppendOverview(r, o, &out);
+  AppendSteps(r, o, &out);
+  AppendKernels(r, o, &out);
+  AppendInput(r, o, &out);
+  AppendMemory(r, o, &out);
+  AppendDiagnostics(r, o, &out);
+  return out;
+}
+
+std::string RenderTextReport(const ReportInput& input, const TextReportOptions& options) {
+  TextReportOptions o = options;
+  o.width = std::max(60, o.width);
+  std::string out;
+  const std::string title = absl::StrCat(
+      "tbprof report: ", input.hosts.size(), input.hosts.size() == 1 ? " host" : " hosts", ", ");
+  absl::StrAppend(&out, title,
+                  TruncateLeft(input.source, o.width - DisplayWidth(title), o.ascii), "\n\n");
+  std::vector<HostReport> reports;
+  reports.reserve(input.hosts.size());
+  for (const HostViews& host : input.hosts) reports.push_back(BuildHostReport(host));
+  for (size_t i = 0; i < reports.size(); ++i) {
+    if (i > 0) absl::StrAppend(&out, "\n");
+    absl::StrAppend(&out, RenderHostText(reports[i], o));
+  }
+  if (reports.size() > 1) AppendComparison(reports, o, &out);
+  return out;
+}
+
+}  // namespace tbprof::views

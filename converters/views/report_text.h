@@ -1,0 +1,49 @@
+// The terminal form of a tbprof report: per host, the overview verdict, the
+// step-time breakdown (a table with small bars), the top kernels, the
+// input-pipeline verdict and the memory peak, plus a host comparison for
+// multi-host runs.
+//
+// Every line fits `width` display columns (counted in Unicode code points;
+// the report uses no double-width characters), long names are shortened
+// (C++ kernel signatures lose their parameter lists and template arguments
+// first, then the middle of the name).
+#ifndef TBPROF_CONVERTERS_VIEWS_REPORT_TEXT_H_
+#define TBPROF_CONVERTERS_VIEWS_REPORT_TEXT_H_
+
+#include <string>
+
+#include "absl/strings/string_view.h"
+#include "converters/views/report_model.h"
+
+namespace tbprof::views {
+
+struct TextReportOptions {
+  // Display columns per line; at least 60.
+  int width = 80;
+  // Rows of the kernel table.
+  int max_kernels = 10;
+  // Allocators shown per host, and rows of each "live at peak" table.
+  int max_allocators = 3;
+  int max_allocations = 5;
+  // Only ASCII: '#' bars, "..." and "us" instead of block characters, "…"
+  // and "µs".
+  bool ascii = false;
+};
+
+// Renders the whole report (all hosts). The result ends with a newline.
+std::string RenderTextReport(const ReportInput& input, const TextReportOptions& options = {});
+
+// Renders the section of one host.
+std::string RenderHostText(const HostReport& report, const TextReportOptions& options = {});
+
+// Shortens a kernel name to at most `width` code points: drops a leading
+// "void ", the parameter list, "(anonymous namespace)::", then template
+// arguments, then cuts the middle ("…" or "..." when `ascii`).
+std::string ShortenKernelName(absl::string_view name, int width, bool ascii = false);
+
+// Number of Unicode code points in UTF-8 `text`.
+int DisplayWidth(absl::string_view text);
+
+}  // namespace tbprof::views
+
+#endif  // TBPROF_CONVERTERS_VIEWS_REPORT_TEXT_H_

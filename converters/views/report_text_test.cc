@@ -1,0 +1,115 @@
+#include "converters/views/report_text.h"
+
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_split.h"
+#include "converters/views/report_test_views.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace tbprof::views {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+ReportInput SampleInput(int hosts) {
+  ReportInput input;
+  input.source = "/some/very/long/path/to/a/profile/directory/that/does/not/fit/in/eighty/"
+                 "columns/at/all/worker0.pt.trace.json.gz";
+  for (int i = 0; i < hosts; ++i) {
+    input.hosts.push_back({"worker" + std::to_string(i), testing::MakeSampleViews()});
+  }
+  return input;
+}
+
+void ExpectLinesFit(const std::string& text, int width) {
+  int line_number = 0;
+  for (absl::string_view line : absl::StrSplit(text, '\n')) {
+    ++line_number;
+    EXPECT_LE(DisplayWidth(line), width) << "line " << line_number << ": " << line;
+  }
+}
+
+TEST(ReportTextTest, EveryLineFitsEightyColumns) {
+  const std::string text = RenderTextReport(SampleInput(1));
+  ExpectLinesFit(text, 80);
+  EXPECT_THAT(text, HasSubstr("Step time"));
+  EXPECT_THAT(text, HasSubstr("Device compute"));
+  EXPECT_THAT(text, HasSubstr("Kernels"));
+  EXPECT_THAT(text, HasSubstr("Input "));
+  EXPECT_THAT(text, HasSubstr("GPU_0_bfc: peak 3.00 GiB at 22.500 ms"));
+  EXPECT_THAT(text, HasSubstr("aten::empty [float [4096, 65536]]"));
+  EXPECT_THAT(text, HasSubstr("MODERATELY input-bound"));
+}
+
+TEST(ReportTextTest, NarrowerWidthsAreRespected) {
+  TextReportOptions options;
+  options.width = 64;
+  ExpectLinesFit(RenderTextReport(SampleInput(2), options), 64);
+}
+
+TEST(ReportTextTest, StepBreakdownShowsAverageAndPercent) {
+  const std::string text = RenderTextReport(SampleInput(1));
+  // Device compute averages 8 ms of a 12 ms step.
+  EXPECT_THAT(text, HasSubstr("Device compute           8.000   66.7%"));
+  EXPECT_THAT(text, HasSubstr("avg 12.000 ms over 4 steps (min 10.000, max 14.000"));
+}
+
+TEST(ReportTextTest, KernelRowsShowCountTimeAndOccupancy) {
+  const std::string text = RenderTextReport(SampleInput(1));
+  // 40 launches, 24 ms, 600 us each, 78.9% of 30.4 ms, occupancy 12.5 -> "12".
+  EXPECT_THAT(text, HasSubstr("    40    24.000    600.00  78.9%   12 yes"));
+}
+
+TEST(ReportTextTest, AsciiModeUsesOnlyAscii) {
+  TextReportOptions options;
+  options.ascii = true;
+  const std::string text = RenderTextReport(SampleInput(2), options);
+  for (char c : text) ASSERT_LT(static_cast<unsigned char>(c), 0x80) << text;
+  EXPECT_THAT(text, HasSubstr("Avg us"));
+  EXPECT_THAT(text, HasSubstr("##"));
+}
+
+TEST(ReportTextTest, MultiHostReportComparesHosts) {
+  const std::string text = RenderTextReport(SampleInput(3));
+  EXPECT_THAT(text, HasSubstr("== Host worker2 "));
+  EXPECT_THAT(text, HasSubstr("== Hosts compared "));
+  EXPECT_THAT(text, HasSubstr("tbprof report: 3 hosts"));
+  ExpectLinesFit(text, 80);
+}
+
+TEST(ReportTextTest, EmptyViewsSayWhatIsMissing) {
+  ReportInput input;
+  input.source = "empty.json";
+  input.hosts.push_back({"localhost", AllViews{}});
+  const std::string text = RenderTextReport(input);
+  EXPECT_THAT(text, HasSubstr("no steps found"));
+  EXPECT_THAT(text, HasSubstr("no GPU kernels"));
+  EXPECT_THAT(text, HasSubstr("no memory allocation events"));
+  EXPECT_THAT(text, Not(HasSubstr("Hosts compared")));
+  ExpectLinesFit(text, 80);
+}
+
+TEST(ReportTextTest, ShortenKernelName) {
+  EXPECT_EQ(ShortenKernelName("short_kernel", 20), "short_kernel");
+  // Parameters, "void " and the anonymous namespace go first.
+  EXPECT_EQ(ShortenKernelName("void ns::(anonymous namespace)::k<int>(float*, int)", 20),
+            "ns::k<int>");
+  // Then template arguments.
+  EXPECT_EQ(ShortenKernelName(testing::kLongKernelName, 46, /*ascii=*/true),
+            "at::native::vectorized_elementwise_kernel<...>");
+}
+
+TEST(ReportTextTest, ShortenKernelNameCutsTheMiddleLast) {
+  const std::string name(testing::kLongKernelName);
+  for (int width : {12, 30, 35, 60}) {
+    const std::string s = ShortenKernelName(name, width);
+    EXPECT_LE(DisplayWidth(s), width) << s;
+  }
+  EXPECT_EQ(ShortenKernelName("abcdefghijklmnopqrstuvwxyz", 10, /*ascii=*/true), "abcde...yz");
+}
+
+}  // namespace
+}  // namespace tbprof::views

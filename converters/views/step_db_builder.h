@@ -1,0 +1,90 @@
+// Builds the step database from typed spans collected per group.
+//
+// The caller feeds device step markers (one span per group and GPU plane),
+// device events and host events, each tagged with a dense group index (see
+// xspace_step_grouping.h); Build() picks the steps, chooses each step's time
+// window, resolves overlaps (highest EventType wins) and writes one
+// PerCoreStepInfo per step, under core id 1 as the plugin does for GPUs.
+#ifndef TBPROF_CONVERTERS_VIEWS_STEP_DB_BUILDER_H_
+#define TBPROF_CONVERTERS_VIEWS_STEP_DB_BUILDER_H_
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "converters/views/event_type_span.h"
+#include "converters/views/xspace_step_grouping.h"
+#include "proto/op_metrics.pb.h"
+#include "proto/steps_db.pb.h"
+
+namespace tbprof::views {
+
+// How a step's window and events are chosen.
+enum class StepWindowMode {
+  // The plugin today: window = the longest per-GPU device span of the group;
+  // only device events.
+  kDeviceOnly,
+  // tbprof's default for GPU profiles: window = union of the host root span
+  // and the device span, starting no earlier than the previous step's end;
+  // device events plus the group's host events (clipped to the root span).
+  kWithHost,
+  // CPU-only profiles: window = the host root span; only host events; a step
+  // needs host compute to be kept.
+  kHostOnly,
+};
+
+// Core id under which GPU/CPU step info is stored.
+inline constexpr uint32_t kDefaultGpuLocalCoreId = 1;
+
+class StepDbBuilder {
+ public:
+  explicit StepDbBuilder(size_t num_device_planes) : num_planes_(num_device_planes) {}
+
+  // Extends the device span of `group` on device plane `plane_index`.
+  void AddDeviceMarker(int32_t group, size_t plane_index, int64_t begin_ps, int64_t end_ps);
+  // A device event (with a correlation id) of `group`.
+  void AddDeviceEvent(int32_t group, const EventTypeSpan& span);
+  // A host event of `group`, already clipped to the group's host span.
+  void AddHostEvent(int32_t group, const EventTypeSpan& span);
+  // A memcpy of `group` (type kHostToDevice, kDeviceToHost or kDeviceToDevice).
+  void AddMemoryTransfer(int32_t group, EventType type, int64_t duration_ps, uint64_t bytes);
+
+  struct Result {
+    tensorflow::profiler::StepDatabaseResult step_db;
+    // Winning 16-/32-bit compute time over all candidate steps.
+    tensorflow::profiler::PrecisionStats precision;
+    // Groups with device events that were dropped for lack of device
+    // compute (or, CPU-only, of host compute).
+    int steps_without_compute = 0;
+  };
+  // Steps come out ordered by group id. `groups` must cover every group
+  // index passed to the Add* calls.
+  Result Build(const std::vector<StepGroup>& groups, StepWindowMode mode,
+               bool drop_incomplete_steps);
+
+ private:
+  struct Marker {
+    int64_t begin_ps = 0;
+    int64_t end_ps = -1;  // end < begin: none.
+  };
+  struct GroupSpan {
+    int32_t group;
+    EventTypeSpan span;
+  };
+  struct Transfers {
+    std::array<uint64_t, 3> occurrences{};
+    std::array<int64_t, 3> duration_ps{};
+    std::array<uint64_t, 3> bytes{};
+  };
+  void EnsureGroup(int32_t group);
+
+  size_t num_planes_;
+  std::vector<Marker> markers_;  // [group * num_planes_ + plane]
+  std::vector<uint8_t> has_device_event_;
+  std::vector<Transfers> transfers_;
+  std::vector<GroupSpan> spans_;
+};
+
+}  // namespace tbprof::views
+
+#endif  // TBPROF_CONVERTERS_VIEWS_STEP_DB_BUILDER_H_

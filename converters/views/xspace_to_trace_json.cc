@@ -1,0 +1,371 @@
+#include "converters/views/xspace_to_trace_json.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "converters/views/json_text_writer.h"
+#include "src/base/output_file.h"
+#include "src/base/status_macros.h"
+#include "src/xplane/xspace_schema.h"
+#include "src/xplane/xspace_visitor.h"
+
+namespace tbprof::views {
+namespace {
+
+// Trace-viewer process ids as the plugin assigns them: devices 1..500,
+// custom planes from 501, host threads 701; anything else after that.
+constexpr int64_t kFirstDevicePid = 1;
+constexpr int64_t kMaxDeviceOrdinal = 499;
+constexpr int64_t kFirstCustomPid = 501;
+constexpr int64_t kHostPid = 701;
+constexpr int64_t kFirstOtherPid = 702;
+
+struct PlaneOut {
+  const xplane::Plane* plane;
+  int64_t pid;
+  int64_t sort_index;
+};
+
+// Planes shown, with their pids, in display order.
+std::vector<PlaneOut> SelectPlanes(const xplane::XSpaceData& space) {
+  std::vector<PlaneOut> out;
+  absl::flat_hash_set<int64_t> used;
+  int64_t next_custom = kFirstCustomPid, next_other = kFirstOtherPid;
+  auto take = [&](int64_t preferred, int64_t* next) {
+    int64_t pid = preferred;
+    while (pid <= 0 || used.contains(pid)) pid = (*next)++;
+    used.insert(pid);
+    return pid;
+  };
+  for (const xplane::Plane& plane : space.planes) {
+    const absl::string_view name = space.strings.Get(plane.name);
+    if (plane.lines.empty() || name == xplane::kMetadataPlaneName ||
+        name == xplane::kTaskEnvPlaneName) {
+      continue;
+    }
+    int64_t pid;
+    if (name == xplane::kHostThreadsPlaneName) {
+      pid = take(kHostPid, &next_other);
+    } else if (auto ordinal = xplane::ParseGpuPlaneOrdinal(name);
+               ordinal.has_value() && *ordinal >= 0 && *ordinal <= kMaxDeviceOrdinal) {
+      pid = take(kFirstDevicePid + *ordinal, &next_other);
+    } else if (absl::StartsWith(name, xplane::kCustomPlanePrefix)) {
+      pid = take(next_custom, &next_custom);
+    } else {
+      pid = take(next_other, &next_other);
+    }
+    out.push_back({&plane, pid, 0});
+  }
+  // Host first, then devices by pid, then the rest.
+  for (PlaneOut& p : out) {
+    p.sort_index = p.pid == kHostPid ? 0 : p.pid;
+  }
+  std::stable_sort(out.begin(), out.end(),
+                   [](const PlaneOut& a, const PlaneOut& b) { return a.sort_index < b.sort_index; });
+  return out;
+}
+
+template <typename Fn>
+void ForEachTimedEvent(const xplane::XSpaceData& space, const std::vector<PlaneOut>& planes,
+                       int64_t base_ns, Fn&& fn) {
+  for (const PlaneOut& p : planes) {
+    xplane::XPlaneVisitor plane(&space, p.plane, base_ns);
+    plane.ForEachLine([&](const xplane::XLineVisitor& line) {
+      line.ForEachEvent([&](const xplane::XEventVisitor& event) {
+        if (!event.is_aggregate()) fn(event);
+      });
+    });
+  }
+}
+
+// Smallest begin time such that at most `max_events` events begin before it.
+// Narrows a histogram of begin times until one bucket holds the boundary.
+int64_t FindCutoffPs(const xplane::XSpaceData& space, const std::vector<PlaneOut>& planes,
+                     int64_t base_ns, int64_t min_ps, int64_t max_ps, int64_t max_events) {
+  constexpr uint64_t kBuckets = 1 << 16;
+  std::vector<int64_t> counts(kBuckets);
+  int64_t lo = min_ps;
+  uint64_t span = static_cast<uint64_t>(max_ps) - static_cast<uint64_t>(min_ps) + 1;
+  int64_t need = max_events;  // Events with begin < lo are all kept.
+  while (true) {
+    const uint64_t width = span / kBuckets + (span % kBuckets != 0 ? 1 : 0);
+    std::fill(counts.begin(), counts.end(), 0);
+    ForEachTimedEvent(space, planes, base_ns, [&](const xplane::XEventVisitor& event) {
+      const int64_t b = event.begin_ps();
+      if (b < lo) return;
+      const uint64_t offset = static_cast<uint64_t>(b) - static_cast<uint64_t>(lo);
+      if (offset < span) ++counts[offset / width];
+    });
+    uint64_t k = 0;
+    int64_t below = 0;
+    while (k + 1 < kBuckets && below + counts[k] <= need) below += counts[k++];
+    need -= below;
+    lo = static_cast<int64_t>(static_cast<uint64_t>(lo) + k * width);
+    span = width;
+    if (width == 1) return lo;
+  }
+}
+
+std::string LineName(const xplane::XLineVisitor& line) {
+  if (!line.display_name().empty()) return std::string(line.display_name());
+  if (!line.name().empty()) return std::string(line.name());
+  return absl::StrCat("Thread ", line.id());
+}
+
+void WriteStatValue(const xplane::XStatVisitor& stat, JsonTextWriter* out) {
+  switch (stat.kind()) {
+    case xplane::StatKind::kInt64:
+      out->Int(stat.IntValue());
+      break;
+    case xplane::StatKind::kUint64:
+      out->Uint(stat.UintValue());
+      break;
+    case xplane::StatKind::kDouble:
+      out->Double(stat.DoubleValue());
+      break;
+    case xplane::StatKind::kStr:
+    case xplane::StatKind::kRef:
+      out->String(stat.StrOrRefValue());
+      break;
+    case xplane::StatKind::kBytes:
+      out->String(absl::StrCat("<", stat.BytesValue().size(), " bytes>"));
+      break;
+    case xplane::StatKind::kCompressedStr:
+      out->String("<compressed string>");
+      break;
+    case xplane::StatKind::kNone:
+      out->Raw("null");
+      break;
+  }
+}
+
+// The "traceEvents" array being written.
+struct EventList {
+  JsonTextWriter* out;
+  bool empty = true;
+
+  // Writes the separator before the next element; returns the writer.
+  JsonTextWriter* Next() {
+    out->Raw(empty ? "\n" : ",\n");
+    empty = false;
+    return out;
+  }
+};
+
+// Writes the start of a "ph":"M" event; no `tid` for a process-level event.
+JsonTextWriter* WriteMetadataHead(absl::string_view kind, int64_t pid,
+                                  std::optional<int64_t> tid, absl::string_view arg,
+                                  EventList* list) {
+  JsonTextWriter* out = list->Next();
+  out->Raw("{\"ph\":\"M\",\"pid\":");
+  out->Int(pid);
+  if (tid.has_value()) {
+    out->Raw(",\"tid\":");
+    out->Int(*tid);
+  }
+  out->Raw(",\"name\":\"");
+  out->Raw(kind);
+  out->Raw("\",\"args\":{\"");
+  out->Raw(arg);
+  out->Raw("\":");
+  return out;
+}
+
+void WriteNameMetadata(absl::string_view kind, int64_t pid, std::optional<int64_t> tid,
+                       absl::string_view arg, absl::string_view value, EventList* list) {
+  JsonTextWriter* out = WriteMetadataHead(kind, pid, tid, arg, list);
+  out->String(value);
+  out->Raw("}}");
+}
+
+void WriteSortIndexMetadata(absl::string_view kind, int64_t pid, std::optional<int64_t> tid,
+                            int64_t index, EventList* list) {
+  JsonTextWriter* out = WriteMetadataHead(kind, pid, tid, "sort_index", list);
+  out->Int(index);
+  out->Raw("}}");
+}
+
+void WriteStringArray(absl::string_view key, const std::vector<std::string>& values,
+                      JsonTextWriter* out) {
+  out->Raw(",\"");
+  out->Raw(key);
+  out->Raw("\":[");
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (i > 0) out->Raw(",");
+    out->String(values[i]);
+  }
+  out->Raw("]");
+}
+
+// Writes one "X" (duration > 0) or "i" event with its stats as args.
+// `escaped_name` is the JSON-quoted event name.
+void WriteEvent(const xplane::XEventVisitor& event, int64_t pid, int64_t tid,
+                absl::string_view escaped_name, std::vector<uint32_t>* seen_stats,
+                EventList* list) {
+  JsonTextWriter* out = list->Next();
+  std::string* buf = out->buffer();
+  const bool has_duration = event.duration_ps() > 0;
+  buf->append(has_duration ? "{\"ph\":\"X\",\"pid\":" : "{\"ph\":\"i\",\"s\":\"t\",\"pid\":");
+  absl::StrAppend(buf, pid, ",\"tid\":", tid, ",\"ts\":");
+  AppendPicosAsMicros(event.begin_ps(), buf);
+  if (has_duration) {
+    buf->append(",\"dur\":");
+    AppendPicosAsMicros(event.duration_ps(), buf);
+  }
+  buf->append(",\"name\":");
+  buf->append(escaped_name.data(), escaped_name.size());
+  buf->append(",\"args\":{");
+  bool first = true;
+  auto key = [&](absl::string_view name) {
+    if (!first) buf->push_back(',');
+    first = false;
+    AppendJsonString(name, buf);
+    buf->push_back(':');
+  };
+  if (!event.display_name().empty() && event.display_name() != event.name()) {
+    key("long_name");
+    AppendJsonString(event.name(), buf);
+  }
+  seen_stats->clear();
+  event.ForEachStat([&](const xplane::XStatVisitor& stat) {
+    // An event's own stat hides its metadata's stat of the same name.
+    if (std::find(seen_stats->begin(), seen_stats->end(), stat.metadata_index()) !=
+        seen_stats->end()) {
+      return;
+    }
+    seen_stats->push_back(stat.metadata_index());
+    key(stat.name());
+    WriteStatValue(stat, out);
+  });
+  buf->append("}}");
+}
+
+}  // namespace
+
+void AppendPicosAsMicros(int64_t ps, std::string* out) {
+  uint64_t magnitude = static_cast<uint64_t>(ps);
+  if (ps < 0) {
+    out->push_back('-');
+    magnitude = ~magnitude + 1;  // Two's complement negation, safe for INT64_MIN.
+  }
+  absl::StrAppend(out, magnitude / 1000000);
+  uint64_t fraction = magnitude % 1000000;
+  if (fraction == 0) return;
+  char digits[7];
+  int len = 6;
+  for (int i = 5; i >= 0; --i) {
+    digits[i] = static_cast<char>('0' + fraction % 10);
+    fraction /= 10;
+  }
+  while (digits[len - 1] == '0') --len;
+  out->push_back('.');
+  out->append(digits, len);
+}
+
+absl::StatusOr<TraceJsonSummary> WriteXSpaceAsTraceJson(const xplane::XSpaceData& space,
+                                                        const TraceJsonOptions& options,
+                                                        const ByteSink& sink) {
+  const int64_t base_ns = xplane::SpaceBaseNs(space);
+  const std::vector<PlaneOut> planes = SelectPlanes(space);
+
+  TraceJsonSummary summary;
+  int64_t min_ps = INT64_MAX, max_ps = INT64_MIN;
+  ForEachTimedEvent(space, planes, base_ns, [&](const xplane::XEventVisitor& event) {
+    ++summary.events_total;
+    min_ps = std::min(min_ps, event.begin_ps());
+    max_ps = std::max(max_ps, event.begin_ps());
+  });
+  int64_t cutoff_ps = INT64_MAX;
+  if (options.max_events > 0 && summary.events_total > options.max_events) {
+    cutoff_ps = FindCutoffPs(space, planes, base_ns, min_ps, max_ps, options.max_events);
+    summary.truncated = true;
+    summary.cutoff_ps = cutoff_ps;
+  }
+
+  JsonTextWriter out(&sink);
+  out.Raw("{\"displayTimeUnit\":\"ns\",\"metadata\":{\"tbprof_events_total\":");
+  out.Int(summary.events_total);
+  out.Raw(",\"tbprof_truncated\":");
+  out.Raw(summary.truncated ? "true" : "false");
+  if (summary.truncated) {
+    out.Raw(",\"tbprof_max_events\":");
+    out.Int(options.max_events);
+    out.Raw(",\"tbprof_cutoff_us\":");
+    AppendPicosAsMicros(cutoff_ps, out.buffer());
+  }
+  WriteStringArray("hostnames", space.hostnames, &out);
+  WriteStringArray("errors", space.errors, &out);
+  WriteStringArray("warnings", space.warnings, &out);
+  out.Raw("},\n\"traceEvents\":[");
+
+  EventList list{&out};
+  std::vector<uint32_t> seen_stats;  // Stat metadata indexes of the current event.
+  for (const PlaneOut& p : planes) {
+    xplane::XPlaneVisitor plane(&space, p.plane, base_ns);
+    WriteNameMetadata("process_name", p.pid, std::nullopt, "name", plane.name(), &list);
+    WriteSortIndexMetadata("process_sort_index", p.pid, std::nullopt, p.sort_index, &list);
+    if (auto device = plane.GetStat(xplane::StatType::kGpuDeviceName); device.has_value()) {
+      WriteNameMetadata("process_labels", p.pid, std::nullopt, "labels", device->StrOrRefValue(), &list);
+    }
+    // Event names, escaped once per metadata.
+    std::vector<std::string> names(plane.num_event_metadata());
+    std::vector<bool> name_done(plane.num_event_metadata(), false);
+    for (size_t l = 0; l < plane.num_lines() && out.status().ok(); ++l) {
+      const xplane::XLineVisitor line = plane.line(l);
+      const int64_t tid = line.id();
+      WriteNameMetadata("thread_name", p.pid, tid, "name", LineName(line), &list);
+      WriteSortIndexMetadata("thread_sort_index", p.pid, tid, static_cast<int64_t>(l), &list);
+      for (size_t e = 0; e < line.num_events(); ++e) {
+        const xplane::XEventVisitor event = line.event(e);
+        if (event.is_aggregate() || event.begin_ps() >= cutoff_ps) continue;
+        ++summary.events_written;
+        const uint32_t meta = event.metadata_index();
+        if (!name_done[meta]) {
+          const absl::string_view display = event.display_name();
+          AppendJsonString(display.empty() ? event.name() : display, &names[meta]);
+          name_done[meta] = true;
+        }
+        WriteEvent(event, p.pid, tid, names[meta], &seen_stats, &list);
+        if ((e & 1023) == 1023 && !out.MaybeFlush().ok()) break;
+      }
+      out.MaybeFlush().IgnoreError();  // A sink error ends the loops and is returned below.
+    }
+  }
+  out.Raw("\n]}\n");
+  TBPROF_RETURN_IF_ERROR(out.Flush());
+  return summary;
+}
+
+absl::StatusOr<TraceJsonSummary> WriteXSpaceAsTraceJsonGz(const xplane::XSpaceData& space,
+                                                          const TraceJsonOptions& options,
+                                                          AtomicOutputFile* file) {
+  TBPROF_ASSIGN_OR_RETURN(
+      std::unique_ptr<GzipOutputStream> gzip,
+      GzipOutputStream::Create([file](absl::string_view bytes) { return file->Append(bytes); }));
+  TBPROF_ASSIGN_OR_RETURN(
+      TraceJsonSummary summary,
+      WriteXSpaceAsTraceJson(space, options,
+                             [&gzip](absl::string_view bytes) { return gzip->Append(bytes); }));
+  TBPROF_RETURN_IF_ERROR(gzip->Finish());
+  return summary;
+}
+
+absl::StatusOr<std::string> ConvertXSpaceToTraceJson(const xplane::XSpaceData& space,
+                                                     const TraceJsonOptions& options) {
+  std::string json;
+  TBPROF_RETURN_IF_ERROR(WriteXSpaceAsTraceJson(space, options,
+                                                [&json](absl::string_view bytes) {
+                                                  json.append(bytes.data(), bytes.size());
+                                                  return absl::OkStatus();
+                                                })
+                             .status());
+  return json;
+}
+
+}  // namespace tbprof::views

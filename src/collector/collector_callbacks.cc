@@ -1,0 +1,148 @@
+// The collector's hot path: CUPTI's buffer callbacks and API callbacks.
+// Nothing here allocates, blocks on I/O or calls CUPTI (other than
+// cuptiActivityGetNextRecord on a buffer we own).
+#include <generated_nvtx_meta.h>
+
+#include <cstring>
+
+#include "src/collector/collector.h"
+
+namespace tbprof::collector {
+namespace {
+
+namespace layout = capture::layout;
+
+// Handed to CUPTI < 27 at the buffer budget (NULL would crash it); whatever
+// CUPTI writes here is discarded.
+alignas(8) uint8_t g_discard_buffer[64 * 1024];
+
+}  // namespace
+
+void Collector::OnBufferRequested(uint8_t** buffer, size_t* size, size_t* max_num_records) {
+  *max_num_records = 0;
+  if (!inert_.load(std::memory_order_relaxed) && pool_ != nullptr) {
+    if (uint8_t* b = pool_->Pop()) {
+      *buffer = b;
+      *size = pool_->buffer_size();
+      return;
+    }
+  }
+  buffers_refused_.fetch_add(1, std::memory_order_relaxed);
+  if (cupti_version_.load(std::memory_order_relaxed) >= 27) {
+    *buffer = nullptr;
+    *size = 0;
+  } else {
+    *buffer = g_discard_buffer;
+    *size = sizeof(g_discard_buffer);
+  }
+}
+
+void Collector::RewriteRecord(uint8_t* record, uint32_t kind, size_t size, bool size_known) {
+  if (size_known && kind < observed_sizes_.size() &&
+      observed_sizes_[kind].load(std::memory_order_relaxed) != size) {
+    observed_sizes_[kind].store(static_cast<uint32_t>(size), std::memory_order_relaxed);
+  }
+  auto intern = [&](size_t offset) {
+    if (size < offset + 8) return;
+    const char* s;
+    std::memcpy(&s, record + offset, sizeof(s));
+    uint64_t id = interner_->Intern(s);
+    std::memcpy(record + offset, &id, sizeof(id));
+  };
+  auto zero = [&](size_t offset) {
+    if (size >= offset + 8) std::memset(record + offset, 0, 8);
+  };
+  switch (kind) {
+    case layout::kKindKernel:
+    case layout::kKindConcurrentKernel:
+      intern(layout::kKernelNameOffset);
+      zero(layout::kKernelAccessPolicyOffset);
+      break;
+    case layout::kKindMarker:
+      intern(layout::kMarkerNameOffset);
+      intern(layout::kMarkerDomainOffset);
+      break;
+    case layout::kKindMemory2:
+      intern(layout::kMemoryNameOffset);
+      intern(layout::kMemorySourceOffset);
+      break;
+    case layout::kKindOverhead:
+      zero(layout::kOverheadDataOffset);
+      break;
+    default:
+      break;
+  }
+}
+
+void Collector::OnBufferCompleted(uint8_t* buffer, uint32_t stream_id, size_t valid_size) {
+  if (buffer == g_discard_buffer) {
+    discarded_bytes_.fetch_add(valid_size, std::memory_order_relaxed);
+    return;
+  }
+  if (inert_.load(std::memory_order_relaxed) || pool_ == nullptr || !pool_->Owns(buffer)) return;
+  if (valid_size > pool_->buffer_size()) valid_size = pool_->buffer_size();
+  if (valid_size == 0) {
+    pool_->Push(buffer);
+    return;
+  }
+  // Name pointers are only valid now: turn them into string ids in place.
+  CUpti_Activity* record = nullptr;
+  uint8_t* prev = nullptr;
+  uint32_t prev_kind = 0;
+  uint64_t records = 0;
+  while (api_.ActivityGetNextRecord(buffer, valid_size, &record) == CUPTI_SUCCESS) {
+    auto* cur = reinterpret_cast<uint8_t*>(record);
+    if (prev != nullptr) RewriteRecord(prev, prev_kind, cur - prev, /*size_known=*/true);
+    prev = cur;
+    prev_kind = record->kind;
+    ++records;
+  }
+  if (prev != nullptr) {
+    RewriteRecord(prev, prev_kind, buffer + valid_size - prev, /*size_known=*/false);
+  }
+  records_seen_.fetch_add(records, std::memory_order_relaxed);
+  if (!queue_->Push({buffer, static_cast<uint32_t>(valid_size), stream_id})) {
+    buffers_lost_.fetch_add(1, std::memory_order_relaxed);
+    pool_->Push(buffer);
+  }
+}
+
+void Collector::OnCallback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+                           const void* cbdata) {
+  if (inert_.load(std::memory_order_relaxed)) return;
+  if (domain == CUPTI_CB_DOMAIN_RESOURCE && cbid == CUPTI_CBID_RESOURCE_CONTEXT_CREATED) {
+    cuda_ready_.store(true);
+    return;
+  }
+  if (domain != CUPTI_CB_DOMAIN_NVTX || cbdata == nullptr) return;
+  const auto* nvtx = static_cast<const CUpti_NvtxData*>(cbdata);
+  if (nvtx->functionParams == nullptr) return;
+  const char* message = nullptr;
+  switch (cbid) {
+    case CUPTI_CBID_NVTX_nvtxRangePushA:
+      message = static_cast<const nvtxRangePushA_params*>(nvtx->functionParams)->message;
+      break;
+    case CUPTI_CBID_NVTX_nvtxRangeStartA:
+      message = static_cast<const nvtxRangeStartA_params*>(nvtx->functionParams)->message;
+      break;
+    case CUPTI_CBID_NVTX_nvtxRangePushEx:
+    case CUPTI_CBID_NVTX_nvtxRangeStartEx: {
+      const nvtxEventAttributes_t* attr =
+          cbid == CUPTI_CBID_NVTX_nvtxRangePushEx
+              ? static_cast<const nvtxRangePushEx_params*>(nvtx->functionParams)->eventAttrib
+              : static_cast<const nvtxRangeStartEx_params*>(nvtx->functionParams)->eventAttrib;
+      if (attr != nullptr && attr->messageType == NVTX_MESSAGE_TYPE_ASCII) {
+        message = attr->message.ascii;
+      }
+      break;
+    }
+    default:
+      return;
+  }
+  if (message == nullptr || !GlobMatch(config_.step_pattern.c_str(), message)) return;
+  int64_t step = StepNumberFromName(message);
+  if (step < 0) step = nvtx_steps_.fetch_add(1) + 1;
+  OnStep(step, /*from_api=*/false);
+}
+
+}  // namespace tbprof::collector

@@ -1,0 +1,151 @@
+#include "src/collector/collector_config.h"
+
+#include <cerrno>
+#include <cstdlib>
+#include <ctime>
+
+namespace tbprof::collector {
+namespace {
+
+bool ParseInt(const char* s, int64_t min, int64_t max, int64_t* out) {
+  if (s == nullptr || *s == '\0') return false;
+  errno = 0;
+  char* end = nullptr;
+  long long v = std::strtoll(s, &end, 10);
+  if (errno != 0 || *end != '\0' || v < min || v > max) return false;
+  *out = v;
+  return true;
+}
+
+void ReadInt(GetEnvFn getenv_fn, const char* name, int64_t min, int64_t max, int64_t* value,
+             std::vector<std::string>* warnings) {
+  const char* s = getenv_fn(name);
+  if (s == nullptr || *s == '\0') return;
+  if (!ParseInt(s, min, max, value)) {
+    warnings->push_back(std::string(name) + "=\"" + s + "\" is not an integer in [" +
+                        std::to_string(min) + ", " + std::to_string(max) + "]; ignored");
+  }
+}
+
+}  // namespace
+
+uint32_t CollectorConfig::buffer_count() const {
+  uint64_t n = buffer_size == 0 ? 0 : buffer_bytes / buffer_size;
+  if (n < 2) n = 2;
+  if (n > 1u << 16) n = 1u << 16;
+  return static_cast<uint32_t>(n);
+}
+
+bool ParseStepRange(const std::string& text, int64_t* first, int64_t* last) {
+  size_t dash = text.find('-');
+  std::string a = dash == std::string::npos ? text : text.substr(0, dash);
+  std::string b = dash == std::string::npos ? text : text.substr(dash + 1);
+  int64_t x, y;
+  if (!ParseInt(a.c_str(), 0, INT64_MAX, &x) || !ParseInt(b.c_str(), 0, INT64_MAX, &y) || x > y) {
+    return false;
+  }
+  *first = x;
+  *last = y;
+  return true;
+}
+
+CollectorConfig ConfigFromEnv(GetEnvFn getenv_fn, std::vector<std::string>* warnings) {
+  CollectorConfig c;
+  if (const char* s = getenv_fn("TBPROF_LOGDIR"); s != nullptr && *s != '\0') c.logdir = s;
+  if (const char* s = getenv_fn("TBPROF_RUN"); s != nullptr && *s != '\0') {
+    std::string run = s;
+    if (run.find('/') != std::string::npos || run == "." || run == "..") {
+      warnings->push_back("TBPROF_RUN=\"" + run + "\" must be a plain directory name; ignored");
+    } else {
+      c.run = run;
+    }
+  }
+  ReadInt(getenv_fn, "TBPROF_START_DELAY_MS", 0, INT64_MAX / 2, &c.start_delay_ms, warnings);
+  ReadInt(getenv_fn, "TBPROF_DURATION_MS", 0, INT64_MAX / 2, &c.duration_ms, warnings);
+  ReadInt(getenv_fn, "TBPROF_FLUSH_MS", 10, 60000, &c.flush_period_ms, warnings);
+  int64_t mb = static_cast<int64_t>(c.buffer_bytes >> 20);
+  ReadInt(getenv_fn, "TBPROF_BUFFER_MB", 1, 1 << 20, &mb, warnings);
+  c.buffer_bytes = static_cast<uint64_t>(mb) << 20;
+  int64_t kb = c.buffer_size >> 10;
+  ReadInt(getenv_fn, "TBPROF_BUFFER_KB", 16, 256 * 1024, &kb, warnings);
+  c.buffer_size = static_cast<uint32_t>(kb << 10);
+  if (c.buffer_size > c.buffer_bytes / 2) {
+    c.buffer_size = static_cast<uint32_t>(c.buffer_bytes / 2);
+  }
+  if (const char* s = getenv_fn("TBPROF_STEPS"); s != nullptr && *s != '\0') {
+    if (!ParseStepRange(s, &c.first_step, &c.last_step)) {
+      warnings->push_back(std::string("TBPROF_STEPS=\"") + s +
+                          "\" is not \"FIRST-LAST\" or \"STEP\"; ignored");
+    }
+  }
+  if (const char* s = getenv_fn("TBPROF_STEP_PATTERN"); s != nullptr && *s != '\0') {
+    c.step_pattern = s;
+  }
+  int64_t verbose = 0;
+  ReadInt(getenv_fn, "TBPROF_VERBOSE", 0, 9, &verbose, warnings);
+  c.verbose = static_cast<int>(verbose);
+  if (const char* s = getenv_fn("TBPROF_CUPTI_LIBRARY"); s != nullptr && *s != '\0') {
+    c.cupti_library = s;
+  }
+  return c;
+}
+
+bool GlobMatch(const char* p, const char* t) {
+  const char* star = nullptr;
+  const char* resume = nullptr;
+  while (*t != '\0') {
+    if (*p == '*') {
+      star = p++;
+      resume = t;
+    } else if (*p == '?' || *p == *t) {
+      ++p;
+      ++t;
+    } else if (star != nullptr) {
+      p = star + 1;
+      t = ++resume;
+    } else {
+      return false;
+    }
+  }
+  while (*p == '*') ++p;
+  return *p == '\0';
+}
+
+int64_t StepNumberFromName(const char* name) {
+  if (name == nullptr) return -1;
+  const char* hash = nullptr;
+  const char* end = name;
+  for (; *end != '\0'; ++end) {
+    if (*end == '#') hash = end;
+  }
+  auto parse = [](const char* b, const char* e) -> int64_t {
+    if (b == e || e - b > 18) return -1;
+    int64_t v = 0;
+    for (const char* q = b; q < e; ++q) {
+      if (*q < '0' || *q > '9') return -1;
+      v = v * 10 + (*q - '0');
+    }
+    return v;
+  };
+  if (hash != nullptr) {
+    const char* b = hash + 1;
+    const char* e = b;
+    while (*e >= '0' && *e <= '9') ++e;
+    int64_t v = parse(b, e);
+    if (v >= 0) return v;
+  }
+  const char* b = end;
+  while (b > name && b[-1] >= '0' && b[-1] <= '9') --b;
+  return parse(b, end);
+}
+
+std::string DefaultRunName(int64_t unix_seconds) {
+  time_t t = static_cast<time_t>(unix_seconds);
+  struct tm tm_local;
+  localtime_r(&t, &tm_local);
+  char buf[32];
+  strftime(buf, sizeof(buf), "%Y_%m_%d_%H_%M_%S", &tm_local);
+  return buf;
+}
+
+}  // namespace tbprof::collector

@@ -1,0 +1,394 @@
+// End-to-end tests of the tbprof binary: exit codes, messages, and what ends
+// up in the log directory, on handwritten bad inputs and on the real traces
+// in ../shared/testdata.
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "gmock/gmock.h"
+#include "google/protobuf/util/message_differencer.h"
+#include "gtest/gtest.h"
+#include "proto/xplane.pb.h"
+#include "src/base/input_stream.h"
+#include "src/base/output_file.h"
+
+namespace tbprof {
+namespace {
+
+using ::testing::AllOf;
+using ::testing::Contains;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+using ::testing::SizeIs;
+using ::testing::StartsWith;
+
+const std::string kTestdata = TBPROF_SHARED_TESTDATA;
+
+struct RunResult {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+std::string ReadAll(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
+void WriteFile(const std::string& path, const std::string& contents) {
+  std::ofstream out(path, std::ios::binary);
+  out << contents;
+}
+
+bool Exists(const std::string& path) {
+  struct stat st;
+  return ::lstat(path.c_str(), &st) == 0;
+}
+
+// Every entry under `dir`, relative, directories with a trailing '/'.
+std::vector<std::string> ListTree(const std::string& dir, const std::string& prefix = "") {
+  std::vector<std::string> out;
+  DIR* d = ::opendir(dir.c_str());
+  if (d == nullptr) return out;
+  while (struct dirent* e = ::readdir(d)) {
+    std::string name = e->d_name;
+    if (name == "." || name == "..") continue;
+    std::string path = dir + "/" + name;
+    struct stat st;
+    ::lstat(path.c_str(), &st);
+    if (S_ISDIR(st.st_mode)) {
+      out.push_back(prefix + name + "/");
+      for (std::string& sub : ListTree(path, prefix + name + "/")) out.push_back(std::move(sub));
+    } else {
+      out.push_back(prefix + name);
+    }
+  }
+  ::closedir(d);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::vector<std::string> Lines(const std::string& text) {
+  return absl::StrSplit(text, '\n', absl::SkipEmpty());
+}
+
+class CliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string pattern = ::testing::TempDir() + "/cli_test_XXXXXX";
+    ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
+    dir_ = pattern;
+    logdir_ = dir_ + "/tb";
+    std::string io = ::testing::TempDir() + "/cli_test_io_XXXXXX";
+    ASSERT_NE(::mkdtemp(io.data()), nullptr);
+    io_dir_ = io;
+  }
+
+  // Runs tbprof with `args`; stdout/stderr are captured through files.
+  RunResult Run(const std::vector<std::string>& args) {
+    std::string out_path = io_dir_ + "/stdout", err_path = io_dir_ + "/stderr";
+    pid_t pid = ::fork();
+    if (pid == 0) {
+      int out = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      int err = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      ::dup2(out, 1);
+      ::dup2(err, 2);
+      std::vector<char*> argv;
+      argv.push_back(const_cast<char*>(TBPROF_CLI_PATH));
+      for (const std::string& arg : args) argv.push_back(const_cast<char*>(arg.c_str()));
+      argv.push_back(nullptr);
+      ::execv(TBPROF_CLI_PATH, argv.data());
+      ::_exit(127);
+    }
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    RunResult result;
+    result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    result.out = ReadAll(out_path);
+    result.err = ReadAll(err_path);
+    return result;
+  }
+
+  // Expects a failure with one error line naming `name`, and an untouched logdir.
+  void ExpectCleanFailure(const RunResult& r, const std::string& name, const std::string& what) {
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_THAT(Lines(r.err), SizeIs(1)) << r.err;
+    EXPECT_THAT(r.err, StartsWith("tbprof: error: "));
+    EXPECT_THAT(r.err, HasSubstr(name));
+    EXPECT_THAT(r.err, HasSubstr(what));
+    EXPECT_THAT(ListTree(logdir_), IsEmpty()) << "logdir must stay empty";
+  }
+
+  std::string RunDir(const std::string& run) const { return logdir_ + "/plugins/profile/" + run; }
+
+  static void SkipWithoutTestdata() {
+    if (!Exists(kTestdata + "/README.md")) GTEST_SKIP() << "no " << kTestdata;
+  }
+
+  std::string dir_;     // Inputs and the logdir.
+  std::string logdir_;
+  std::string io_dir_;  // Captured stdout/stderr.
+};
+
+tensorflow::profiler::XSpace ParseXSpaceFile(const std::string& path) {
+  tensorflow::profiler::XSpace space;
+  absl::StatusOr<std::string> bytes = ReadFileToString(path);
+  EXPECT_TRUE(bytes.ok()) << bytes.status();
+  EXPECT_TRUE(bytes.ok() && space.ParseFromString(*bytes)) << path;
+  return space;
+}
+
+std::vector<std::string> PlaneNames(const tensorflow::profiler::XSpace& space) {
+  std::vector<std::string> names;
+  for (const auto& plane : space.planes()) names.push_back(plane.name());
+  return names;
+}
+
+// ---- help and usage ----------------------------------------------------------
+
+TEST_F(CliTest, HelpListsCommandsWithExamples) {
+  RunResult r = Run({"--help"});
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_THAT(r.out, AllOf(HasSubstr("convert"), HasSubstr("inspect"), HasSubstr("Examples")));
+  for (const char* command : {"convert", "inspect"}) {
+    RunResult help = Run({command, "--help"});
+    EXPECT_EQ(help.exit_code, 0) << command;
+    EXPECT_THAT(help.out, AllOf(HasSubstr("Usage: tbprof "), HasSubstr("Examples:")));
+    EXPECT_EQ(Run({"help", command}).out, help.out);
+  }
+  EXPECT_THAT(Run({"convert", "--help"}).out,
+              AllOf(HasSubstr("--logdir"), HasSubstr("--force"), HasSubstr("--run")));
+}
+
+TEST_F(CliTest, UsageErrorsExitTwo) {
+  WriteFile(dir_ + "/a.json", "[]");
+  WriteFile(dir_ + "/b.json", "[]");
+  const std::vector<std::vector<std::string>> cases = {
+      {},
+      {"frobnicate"},
+      {"convert", "--logdir", logdir_},
+      {"convert", dir_ + "/a.json"},
+      {"convert", dir_ + "/a.json", "--logdir", logdir_, "--bogus"},
+      {"convert", dir_ + "/a.json", "--logdir", logdir_, "--max-events", "many"},
+      {"convert", dir_ + "/a.json", "--logdir", logdir_, "--run", "a/b"},
+      {"convert", dir_ + "/a.json", dir_ + "/b.json", "--logdir", logdir_, "--host", "h"},
+      {"inspect"},
+  };
+  for (const auto& args : cases) {
+    RunResult r = Run(args);
+    EXPECT_EQ(r.exit_code, 2) << absl::StrJoin(args, " ") << "\n" << r.err;
+    EXPECT_THAT(r.err, HasSubstr("tbprof")) << absl::StrJoin(args, " ");
+  }
+  EXPECT_THAT(Run({"frobnicate"}).err, HasSubstr("unknown command 'frobnicate'"));
+  EXPECT_THAT(ListTree(logdir_), IsEmpty());
+}
+
+// ---- bad input ---------------------------------------------------------------
+
+TEST_F(CliTest, EmptyFile) {
+  WriteFile(dir_ + "/empty.json", "");
+  ExpectCleanFailure(Run({"convert", dir_ + "/empty.json", "--logdir", logdir_}), "empty.json",
+                     "empty");
+  EXPECT_FALSE(Exists(logdir_)) << "a logdir this call created is removed again";
+}
+
+TEST_F(CliTest, TruncatedGzip) {
+  std::string trace = "{\"traceEvents\": [";
+  for (int i = 0; i < 20000; ++i) {
+    absl::StrAppend(&trace, i ? "," : "", "{\"ph\":\"X\",\"name\":\"op", i % 97,
+                    "\",\"pid\":1,\"tid\":1,\"ts\":", i * 10, ",\"dur\":5}");
+  }
+  trace += "]}";
+  absl::StatusOr<std::string> gz = GzipCompress(trace);
+  ASSERT_TRUE(gz.ok());
+  WriteFile(dir_ + "/cut.json.gz", gz->substr(0, gz->size() / 2));
+  ExpectCleanFailure(Run({"convert", dir_ + "/cut.json.gz", "--logdir", logdir_}), "cut.json.gz",
+                     "truncated");
+}
+
+TEST_F(CliTest, InvalidJsonNamesByteOffset) {
+  WriteFile(dir_ + "/bad.json", "{\"traceEvents\": [{\"ph\": \"X\", \"name\": \"a\",, }]}");
+  ExpectCleanFailure(Run({"convert", dir_ + "/bad.json", "--logdir", logdir_}), "bad.json",
+                     "byte");
+}
+
+TEST_F(CliTest, JsonThatIsNotATrace) {
+  WriteFile(dir_ + "/config.json", "{\"learning_rate\": 0.1, \"layers\": [1, 2, 3]}");
+  ExpectCleanFailure(Run({"convert", dir_ + "/config.json", "--logdir", logdir_}), "config.json",
+                     "");
+}
+
+TEST_F(CliTest, NotAnXSpace) {
+  WriteFile(dir_ + "/junk.xplane.pb", "this is plain text, not a protobuf");
+  ExpectCleanFailure(Run({"convert", dir_ + "/junk.xplane.pb", "--logdir", logdir_}),
+                     "junk.xplane.pb", "not an XSpace");
+}
+
+TEST_F(CliTest, MissingFile) {
+  ExpectCleanFailure(Run({"convert", dir_ + "/nope.json", "--logdir", logdir_}), "nope.json",
+                     "No such file");
+}
+
+TEST_F(CliTest, DirectoryWithoutTraces) {
+  ASSERT_EQ(::mkdir((dir_ + "/empty_dir").c_str(), 0755), 0);
+  WriteFile(dir_ + "/empty_dir/notes.txt", "hello");
+  ExpectCleanFailure(Run({"convert", dir_ + "/empty_dir", "--logdir", logdir_}), "empty_dir",
+                     "no trace files");
+}
+
+TEST_F(CliTest, UnwritableLogdir) {
+  // A path below a regular file cannot be created, even by root.
+  WriteFile(dir_ + "/a.json", "{\"traceEvents\": []}");
+  WriteFile(dir_ + "/plain_file", "x");
+  RunResult r = Run({"convert", dir_ + "/a.json", "--logdir", dir_ + "/plain_file/tb"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(Lines(r.err), SizeIs(1));
+  EXPECT_THAT(r.err, AllOf(StartsWith("tbprof: error: "), HasSubstr("plain_file")));
+  EXPECT_EQ(ReadAll(dir_ + "/plain_file"), "x");
+}
+
+TEST_F(CliTest, OneBadInputOfManyWritesNothing) {
+  SkipWithoutTestdata();
+  WriteFile(dir_ + "/bad.json", "{\"traceEvents\": [");
+  ASSERT_EQ(::mkdir(logdir_.c_str(), 0755), 0);
+  RunResult r = Run({"convert", kTestdata + "/kineto/h100_bert_small_inference.json.gz",
+                     dir_ + "/bad.json", "--logdir", logdir_, "--run", "r"});
+  ExpectCleanFailure(r, "bad.json", "");
+  EXPECT_TRUE(Exists(logdir_)) << "a logdir that existed before stays";
+}
+
+// ---- real traces -------------------------------------------------------------
+
+TEST_F(CliTest, ConvertsBertTrace) {
+  SkipWithoutTestdata();
+  const std::string input = kTestdata + "/kineto/h100_bert_small_inference.json.gz";
+  RunResult r = Run({"convert", input, "--logdir", logdir_, "--run", "bert"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::vector<std::string> files = ListTree(RunDir("bert"));
+  ASSERT_THAT(files, SizeIs(1));
+  EXPECT_TRUE(absl::EndsWith(files[0], ".xplane.pb")) << files[0];
+  EXPECT_NE(files[0], "xplane.pb");
+  tensorflow::profiler::XSpace space = ParseXSpaceFile(RunDir("bert") + "/" + files[0]);
+  EXPECT_THAT(PlaneNames(space), AllOf(Contains("/host:CPU"), Contains("/device:GPU:0")));
+  EXPECT_THAT(r.out, HasSubstr("tensorboard --logdir " + logdir_));
+  EXPECT_THAT(r.out, HasSubstr(RunDir("bert") + "/" + files[0]));
+  EXPECT_THAT(r.out, AllOf(HasSubstr("/device:GPU:0"), HasSubstr("steps:")));
+
+  // A second conversion into the same run refuses to overwrite...
+  std::string before = ReadAll(RunDir("bert") + "/" + files[0]);
+  RunResult again = Run({"convert", input, "--logdir", logdir_, "--run", "bert"});
+  EXPECT_EQ(again.exit_code, 1);
+  EXPECT_THAT(again.err, AllOf(HasSubstr(files[0]), HasSubstr("--force")));
+  EXPECT_THAT(ListTree(RunDir("bert")), ElementsAre(files[0]));
+  // ...unless forced.
+  RunResult forced = Run({"convert", input, "--logdir", logdir_, "--run", "bert", "--force"});
+  EXPECT_EQ(forced.exit_code, 0) << forced.err;
+  EXPECT_THAT(ListTree(RunDir("bert")), ElementsAre(files[0]));
+  EXPECT_EQ(ReadAll(RunDir("bert") + "/" + files[0]), before) << "conversion is deterministic";
+}
+
+TEST_F(CliTest, QuietPrintsOnlyPathsAndHostOverride) {
+  SkipWithoutTestdata();
+  RunResult r = Run({"convert", kTestdata + "/kineto/h100_qwen_inference.json.gz", "--logdir",
+                     logdir_, "--run", "q", "--host", "gpu-node.7", "--quiet"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, RunDir("q") + "/gpu-node.7.xplane.pb\n");
+  EXPECT_EQ(r.err, "");
+  EXPECT_THAT(ListTree(RunDir("q")), ElementsAre("gpu-node.7.xplane.pb"));
+}
+
+TEST_F(CliTest, DefaultRunNameIsTimestamp) {
+  SkipWithoutTestdata();
+  RunResult r = Run({"convert", kTestdata + "/kineto/h100_bert_small_inference.json.gz",
+                     "--logdir", logdir_, "--quiet"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::vector<std::string> runs = ListTree(logdir_ + "/plugins/profile");
+  ASSERT_GE(runs.size(), 1u);
+  int y, mo, d, h, mi, s;
+  EXPECT_EQ(std::sscanf(runs[0].c_str(), "%4d_%2d_%2d_%2d_%2d_%2d/", &y, &mo, &d, &h, &mi, &s), 6)
+      << runs[0];
+}
+
+TEST_F(CliTest, DirectoryOfRanksBecomesOneRunWithEightHosts) {
+  SkipWithoutTestdata();
+  RunResult r = Run({"convert", kTestdata + "/kineto/dlrm_8ranks", "--logdir", logdir_, "--run",
+                     "dlrm"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::vector<std::string> files = ListTree(RunDir("dlrm"));
+  ASSERT_THAT(files, SizeIs(8)) << r.out;
+  for (const std::string& file : files) {
+    EXPECT_TRUE(absl::EndsWith(file, ".xplane.pb")) << file;
+    EXPECT_NE(file[0], '.') << file;
+    tensorflow::profiler::XSpace space = ParseXSpaceFile(RunDir("dlrm") + "/" + file);
+    EXPECT_THAT(PlaneNames(space), Contains("/host:CPU")) << file;
+  }
+  EXPECT_THAT(ListTree(logdir_ + "/plugins/profile"), Contains("dlrm/"));
+  EXPECT_THAT(r.out, HasSubstr("with 8 hosts"));
+}
+
+TEST_F(CliTest, XSpaceInputsAreCopiedWithoutLoss) {
+  SkipWithoutTestdata();
+  for (const char* name : {"tf_v100x8_multiworker", "jax08_mi300x8_conv"}) {
+    SCOPED_TRACE(name);
+    const std::string input = kTestdata + "/xspace/" + name + ".xplane.pb";
+    const std::string run = std::string("x_") + name;
+    RunResult r = Run({"convert", input, "--logdir", logdir_, "--run", run});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    std::vector<std::string> files = ListTree(RunDir(run));
+    ASSERT_THAT(files, SizeIs(1));
+    tensorflow::profiler::XSpace original = ParseXSpaceFile(input);
+    // Host: XSpace.hostnames[0], else the file name.
+    std::string expected_host = original.hostnames_size() > 0 ? original.hostnames(0) : name;
+    for (char& c : expected_host) {
+      if (!(isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-')) c = '_';
+    }
+    EXPECT_EQ(files[0], expected_host + ".xplane.pb");
+    tensorflow::profiler::XSpace written = ParseXSpaceFile(RunDir(run) + "/" + files[0]);
+    google::protobuf::util::MessageDifferencer differencer;
+    std::string diff;
+    differencer.ReportDifferencesToString(&diff);
+    EXPECT_TRUE(differencer.Compare(original, written)) << diff.substr(0, 2000);
+    EXPECT_GT(written.planes_size(), 1);
+  }
+}
+
+TEST_F(CliTest, InspectExplainsTools) {
+  SkipWithoutTestdata();
+  RunResult r = Run({"inspect", kTestdata + "/kineto/h100_bert_small_inference.json.gz"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, AllOf(HasSubstr("/host:CPU"), HasSubstr("/device:GPU:0"),
+                           HasSubstr("kernel_stats"), HasSubstr("overview_page"),
+                           HasSubstr("memory_profile"), HasSubstr("Steps")));
+  RunResult json = Run({"inspect", "--json", kTestdata + "/xspace/jax08_mi300x8_conv.xplane.pb"});
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  EXPECT_THAT(json.out, AllOf(StartsWith("{\"source\":"), HasSubstr("\"tools\":[")));
+  EXPECT_THAT(ListTree(dir_), IsEmpty()) << "inspect writes nothing";
+}
+
+TEST_F(CliTest, InspectBadInput) {
+  WriteFile(dir_ + "/empty.xplane.pb", "");
+  RunResult r = Run({"inspect", dir_ + "/empty.xplane.pb"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, AllOf(StartsWith("tbprof: error: "), HasSubstr("empty.xplane.pb")));
+}
+
+}  // namespace
+}  // namespace tbprof

@@ -1,0 +1,190 @@
+// tbprof convert: traces -> <logdir>/plugins/profile/<run>/<host>.xplane.pb
+#include <sys/stat.h>
+
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "src/base/progress.h"
+#include "src/logdir/profile_logdir.h"
+#include "tools/tbprof/commands.h"
+#include "tools/tbprof/convert_summary.h"
+#include "tools/tbprof/flags.h"
+#include "tools/tbprof/inspect_diagnosis.h"
+#include "tools/tbprof/trace_inputs.h"
+
+namespace tbprof::cli {
+namespace {
+
+constexpr char kName[] = "convert";
+
+constexpr char kHelp[] =
+    R"(Usage: tbprof convert <input>... --logdir DIR [flags]
+
+Converts profiles into TensorBoard profile-plugin data:
+    DIR/plugins/profile/RUN/HOST.xplane.pb
+and prints, per host, the events per plane, the steps found and any
+warnings. Open the result with `tensorboard --logdir DIR` (PROFILE tab;
+needs `pip install tensorboard xprof`).
+
+Inputs (recognized by name and content):
+  *.json *.json.gz *.pt.trace.json[.gz]
+            PyTorch profiler / Kineto / Chrome trace JSON (object or bare
+            array form, plain or gzip)
+  *.xplane.pb
+            XSpace from TensorFlow, JAX, XLA or tbprof, copied without loss
+  DIR       every trace file directly in DIR, e.g. one file per rank
+All inputs of one call go into one run, one host per input file.
+
+Flags:
+  --logdir DIR             TensorBoard log directory (required; created if missing)
+  --run NAME               run name (default: local time, YYYY_MM_DD_HH_MM_SS)
+  --host NAME              host name; only with a single input file (default:
+                           the host name or rank the trace names, else the file
+                           name without its suffixes)
+  --force                  replace existing host files of the run
+  --max-events N           fail if one input has more than N trace events
+                           (0 = no limit)
+  --max-inflated-bytes N   fail if a gzip input inflates past N bytes, e.g. 16G
+                           (0 = no limit)
+  --quiet                  no progress, no summary: print only the paths written
+  -h, --help               this text
+
+Either every input converts and all host files appear together, or nothing
+is written: files are staged under hidden names and published at the end.
+Existing host files are never replaced without --force.
+
+Examples:
+  tbprof convert worker0.pt.trace.json.gz --logdir tb
+  tbprof convert traces/ --logdir tb --run resnet50_bs256   # 8 ranks -> 8 hosts
+  tbprof convert model.xplane.pb --logdir tb --run imported
+  tbprof convert trace.json --logdir tb --run r1 --host node3 --force
+  tensorboard --logdir tb
+)";
+
+struct ConvertFlags {
+  std::string logdir;
+  std::string run;
+  std::string host;
+  bool force = false;
+  int64_t max_events = 0;
+  uint64_t max_inflated_bytes = 0;
+  bool quiet = false;
+};
+
+bool DirectoryExists(const std::string& path) {
+  struct stat st;
+  return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+// The default run name, with "_2", "_3"... if a run of that name exists.
+std::string PickDefaultRun(const std::string& logdir) {
+  std::string base = logdir::DefaultRunName();
+  std::string run = base;
+  for (int n = 2; n < 1000 && DirectoryExists(logdir::RunDirectory(logdir, run)); ++n) {
+    run = absl::StrCat(base, "_", n);
+  }
+  return run;
+}
+
+std::string BaseName(const std::string& path) {
+  size_t slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+int RunConvert(const std::vector<std::string>& args) {
+  ConvertFlags flags;
+  FlagSet flag_set;
+  flag_set.String("logdir", &flags.logdir);
+  flag_set.String("run", &flags.run);
+  flag_set.String("host", &flags.host);
+  flag_set.Bool("force", &flags.force);
+  flag_set.Int64("max-events", &flags.max_events);
+  flag_set.ByteSize("max-inflated-bytes", &flags.max_inflated_bytes);
+  flag_set.Bool("quiet", &flags.quiet);
+  std::vector<std::string> inputs;
+  if (absl::Status status = flag_set.Parse(args, &inputs); !status.ok()) {
+    return ReportUsageError(kName, status.message());
+  }
+  if (inputs.empty()) return ReportUsageError(kName, "no input files given");
+  if (flags.logdir.empty()) return ReportUsageError(kName, "--logdir is required");
+  if (!flags.run.empty()) {
+    if (absl::Status status = logdir::ValidateRunName(flags.run); !status.ok()) {
+      return ReportUsageError(kName, absl::StrCat("--run: ", status.message()));
+    }
+  }
+
+  absl::StatusOr<std::vector<std::string>> files = ExpandInputs(inputs);
+  if (!files.ok()) return ReportFailure(files.status());
+  if (!flags.host.empty() && files->size() != 1) {
+    return ReportUsageError(
+        kName, absl::StrCat("--host needs exactly one input file, got ", files->size()));
+  }
+
+  const std::string run = flags.run.empty() ? PickDefaultRun(flags.logdir) : flags.run;
+  logdir::RunWriterOptions writer_options;
+  writer_options.force = flags.force;
+  absl::StatusOr<std::unique_ptr<logdir::RunWriter>> writer =
+      logdir::RunWriter::Open(flags.logdir, run, writer_options);
+  if (!writer.ok()) return ReportFailure(writer.status());
+
+  HostNamer namer;
+  std::vector<HostReport> reports;
+  for (size_t i = 0; i < files->size(); ++i) {
+    const std::string& path = (*files)[i];
+    ProgressReporter::Options progress_options;
+    progress_options.mode =
+        flags.quiet ? ProgressReporter::Mode::kQuiet : ProgressReporter::Mode::kAuto;
+    std::string label = files->size() > 1
+                            ? absl::StrCat("converting [", i + 1, "/", files->size(), "] ",
+                                           BaseName(path))
+                            : absl::StrCat("converting ", BaseName(path));
+    ProgressReporter progress(label, std::move(progress_options));
+
+    LoadOptions load_options;
+    load_options.max_events = flags.max_events;
+    load_options.max_inflated_bytes = flags.max_inflated_bytes;
+    load_options.progress = [&progress](uint64_t done, uint64_t total) {
+      progress.Update(done, total);
+    };
+    absl::StatusOr<LoadedInput> loaded = LoadInput(path, load_options);
+    progress.Finish();
+    if (!loaded.ok()) return ReportFailure(loaded.status());  // ~RunWriter cleans up.
+
+    HostReport report;
+    report.input_path = path;
+    report.format = loaded->format;
+    report.input_bytes = loaded->file_bytes;
+    report.host = flags.host.empty() ? namer.Pick(loaded->host_hint, loaded->rank, path)
+                                     : namer.Pick(flags.host, -1, path);
+    report.json_summary = std::move(loaded->json_summary);
+    report.diagnosis = DiagnoseXSpace(loaded->space);
+    absl::StatusOr<std::string> output = (*writer)->StageXSpace(report.host, loaded->space);
+    if (!output.ok()) return ReportFailure(output.status());
+    report.output_path = *output;
+    report.output_bytes = (*writer)->staged_files().back().bytes;
+    reports.push_back(std::move(report));
+  }
+  if (absl::Status status = (*writer)->Publish(); !status.ok()) return ReportFailure(status);
+
+  if (flags.quiet) {
+    for (const HostReport& report : reports) std::printf("%s\n", report.output_path.c_str());
+  } else {
+    std::fputs(FormatConvertSummary(flags.logdir, run, (*writer)->run_dir(), reports).c_str(),
+               stdout);
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+const CommandSpec kConvertCommand = {
+    kName,
+    "convert Kineto/Chrome JSON traces and *.xplane.pb into a TensorBoard logdir",
+    kHelp,
+    &RunConvert,
+};
+
+}  // namespace tbprof::cli

@@ -1,0 +1,114 @@
+// tbprof inspect: what a trace or XSpace holds and which TensorBoard views
+// will have data, with the reason when one will not.
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "src/base/progress.h"
+#include "tools/tbprof/commands.h"
+#include "tools/tbprof/flags.h"
+#include "tools/tbprof/inspect_diagnosis.h"
+#include "tools/tbprof/trace_inputs.h"
+
+namespace tbprof::cli {
+namespace {
+
+constexpr char kName[] = "inspect";
+
+constexpr char kHelp[] =
+    R"(Usage: tbprof inspect <trace|xplane.pb|DIR>... [flags]
+
+Prints what a profile contains (planes, lines, event and stat counts, step
+markers, GPU kernels, memory events) and, for each TensorBoard profile tool
+(overview_page, input_pipeline_analyzer, kernel_stats, memory_profile,
+framework_op_stats, trace_viewer), whether it will show data and, if not,
+why: no GPU plane, no kernel_details on GPU events, no step marker
+("No step marker observed"), launches and kernels not linked by
+correlation_id, no MemoryAllocation/MemoryDeallocation events.
+
+Inputs are the same as for `tbprof convert` (JSON traces are converted in
+memory first, so what you see is what convert would write). Nothing is
+written.
+
+Flags:
+  --json                   one JSON object per input instead of text
+  --max-events N           fail if an input has more than N trace events
+  --max-inflated-bytes N   fail if a gzip input inflates past N bytes (e.g. 16G)
+  --quiet                  no progress display
+  -h, --help               this text
+
+Examples:
+  tbprof inspect trace.pt.trace.json.gz
+  tbprof inspect tb/plugins/profile/2025_01_31_12_00_00/     # every host of a run
+  tbprof inspect model.xplane.pb --json | python3 -m json.tool
+)";
+
+int RunInspect(const std::vector<std::string>& args) {
+  bool json = false;
+  bool quiet = false;
+  int64_t max_events = 0;
+  uint64_t max_inflated_bytes = 0;
+  FlagSet flag_set;
+  flag_set.Bool("json", &json);
+  flag_set.Bool("quiet", &quiet);
+  flag_set.Int64("max-events", &max_events);
+  flag_set.ByteSize("max-inflated-bytes", &max_inflated_bytes);
+  std::vector<std::string> inputs;
+  if (absl::Status status = flag_set.Parse(args, &inputs); !status.ok()) {
+    return ReportUsageError(kName, status.message());
+  }
+  if (inputs.empty()) return ReportUsageError(kName, "no input files given");
+  absl::StatusOr<std::vector<std::string>> files = ExpandInputs(inputs);
+  if (!files.ok()) return ReportFailure(files.status());
+
+  for (size_t i = 0; i < files->size(); ++i) {
+    const std::string& path = (*files)[i];
+    ProgressReporter::Options progress_options;
+    progress_options.mode = quiet ? ProgressReporter::Mode::kQuiet : ProgressReporter::Mode::kAuto;
+    ProgressReporter progress(absl::StrCat("reading ", path), std::move(progress_options));
+    LoadOptions load_options;
+    load_options.max_events = max_events;
+    load_options.max_inflated_bytes = max_inflated_bytes;
+    load_options.progress = [&progress](uint64_t done, uint64_t total) {
+      progress.Update(done, total);
+    };
+    absl::StatusOr<LoadedInput> loaded = LoadInput(path, load_options);
+    progress.Finish();
+    if (!loaded.ok()) return ReportFailure(loaded.status());
+
+    XSpaceDiagnosis diagnosis = DiagnoseXSpace(loaded->space);
+    std::string text;
+    if (json) {
+      text = FormatDiagnosisJson(diagnosis, path);
+    } else {
+      std::string title = absl::StrCat(path, " (", InputFormatName(loaded->format), ", ",
+                                       FormatBytes(loaded->file_bytes), ")");
+      if (loaded->json_summary) {
+        const converters::ChromeJsonSummary& s = *loaded->json_summary;
+        absl::StrAppend(&title, "\ntrace events: ", FormatCount(s.events_read), " read, ",
+                        FormatCount(s.events_converted), " converted, ",
+                        FormatCount(s.events_ignored), " ignored, ",
+                        FormatCount(s.events_malformed), " malformed");
+        for (const std::string& example : s.malformed_examples) {
+          absl::StrAppend(&title, "\n  malformed: ", example);
+        }
+      }
+      text = FormatDiagnosisText(diagnosis, title);
+      if (i + 1 < files->size()) text += "\n";
+    }
+    std::fputs(text.c_str(), stdout);
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+const CommandSpec kInspectCommand = {
+    kName,
+    "show what a trace or xplane.pb holds and why a TensorBoard view would be empty",
+    kHelp,
+    &RunInspect,
+};
+
+}  // namespace tbprof::cli

@@ -1,0 +1,257 @@
+#include "tools/tbprof/trace_inputs.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cstring>
+#include <memory>
+#include <utility>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "src/base/input_stream.h"
+#include "src/base/status_macros.h"
+#include "src/logdir/profile_logdir.h"
+#include "src/xplane/xspace_io.h"
+
+namespace tbprof::cli {
+namespace {
+
+// Longest first, so ".pt.trace.json.gz" wins over ".json.gz".
+constexpr absl::string_view kTraceSuffixes[] = {
+    ".pt.trace.json.gz", ".pt.trace.json", ".trace.json.gz", ".trace.json", ".xplane.pb.gz",
+    ".json.gz",          ".xplane.pb",     ".json",          ".pb.gz",      ".pb",
+    ".gz",
+};
+// Names a directory scan picks up.
+constexpr absl::string_view kDirectoryTraceSuffixes[] = {".json", ".json.gz", ".xplane.pb",
+                                                         ".xplane.pb.gz"};
+constexpr size_t kSniffBytes = 4096;
+
+std::string BaseName(absl::string_view path) {
+  while (path.size() > 1 && absl::EndsWith(path, "/")) path.remove_suffix(1);
+  size_t slash = path.rfind('/');
+  return std::string(slash == absl::string_view::npos ? path : path.substr(slash + 1));
+}
+
+bool HasTraceSuffixForDirectoryScan(absl::string_view name) {
+  for (absl::string_view suffix : kDirectoryTraceSuffixes) {
+    if (absl::EndsWithIgnoreCase(name, suffix)) return true;
+  }
+  return false;
+}
+
+bool LooksLikeJsonName(absl::string_view name) {
+  return absl::EndsWithIgnoreCase(name, ".json") || absl::EndsWithIgnoreCase(name, ".json.gz");
+}
+
+absl::Status ListTraceFiles(const std::string& dir, std::vector<std::string>* out) {
+  DIR* d = ::opendir(dir.c_str());
+  if (d == nullptr) {
+    return absl::PermissionDeniedError(
+        absl::StrCat(dir, ": cannot read directory: ", std::strerror(errno)));
+  }
+  std::vector<std::string> names;
+  while (struct dirent* entry = ::readdir(d)) {
+    std::string name = entry->d_name;
+    if (name.empty() || name[0] == '.' || !HasTraceSuffixForDirectoryScan(name)) continue;
+    std::string path = absl::StrCat(dir, absl::EndsWith(dir, "/") ? "" : "/", name);
+    struct stat st;
+    if (::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode)) names.push_back(std::move(name));
+  }
+  ::closedir(d);
+  if (names.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        dir, ": no trace files in this directory (looked for *.json, *.json.gz, *.xplane.pb; "
+             "subdirectories are not searched)"));
+  }
+  std::sort(names.begin(), names.end(), NaturalLess);
+  for (const std::string& name : names) {
+    out->push_back(absl::StrCat(dir, absl::EndsWith(dir, "/") ? "" : "/", name));
+  }
+  return absl::OkStatus();
+}
+
+// Reads a varint at `*pos`; false if it runs past the end or is too long.
+bool ReadVarint(absl::string_view bytes, size_t* pos, uint64_t* value) {
+  *value = 0;
+  for (int shift = 0; shift < 64 && *pos < bytes.size(); shift += 7) {
+    uint8_t b = static_cast<uint8_t>(bytes[(*pos)++]);
+    *value |= static_cast<uint64_t>(b & 0x7f) << shift;
+    if ((b & 0x80) == 0) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+absl::string_view InputFormatName(InputFormat format) {
+  switch (format) {
+    case InputFormat::kChromeJson:
+      return "Chrome trace JSON";
+    case InputFormat::kXSpace:
+      return "XSpace protobuf";
+  }
+  return "unknown";
+}
+
+bool NaturalLess(absl::string_view a, absl::string_view b) {
+  size_t i = 0, j = 0;
+  while (i < a.size() && j < b.size()) {
+    bool da = absl::ascii_isdigit(static_cast<unsigned char>(a[i]));
+    bool db = absl::ascii_isdigit(static_cast<unsigned char>(b[j]));
+    if (da && db) {
+      size_t ei = i, ej = j;
+      while (ei < a.size() && absl::ascii_isdigit(static_cast<unsigned char>(a[ei]))) ++ei;
+      while (ej < b.size() && absl::ascii_isdigit(static_cast<unsigned char>(b[ej]))) ++ej;
+      absl::string_view na = a.substr(i, ei - i), nb = b.substr(j, ej - j);
+      while (na.size() > 1 && na[0] == '0') na.remove_prefix(1);
+      while (nb.size() > 1 && nb[0] == '0') nb.remove_prefix(1);
+      if (na.size() != nb.size()) return na.size() < nb.size();
+      if (na != nb) return na < nb;
+      i = ei;
+      j = ej;
+      continue;
+    }
+    if (a[i] != b[j]) return a[i] < b[j];
+    ++i;
+    ++j;
+  }
+  if ((a.size() - i) != (b.size() - j)) return (a.size() - i) < (b.size() - j);
+  return a < b;
+}
+
+absl::StatusOr<std::vector<std::string>> ExpandInputs(const std::vector<std::string>& args) {
+  std::vector<std::string> out;
+  for (const std::string& arg : args) {
+    struct stat st;
+    if (::stat(arg.c_str(), &st) != 0) {
+      int err = errno;
+      std::string message = absl::StrCat(arg, ": ", std::strerror(err));
+      if (err == ENOENT || err == ENOTDIR) return absl::NotFoundError(message);
+      return absl::PermissionDeniedError(message);
+    }
+    if (S_ISDIR(st.st_mode)) {
+      TBPROF_RETURN_IF_ERROR(ListTraceFiles(arg, &out));
+    } else {
+      out.push_back(arg);
+    }
+  }
+  return out;
+}
+
+absl::StatusOr<InputFormat> DetectInputFormat(const std::string& path,
+                                              uint64_t max_inflated_bytes) {
+  InputStreamOptions stream_options;
+  stream_options.max_inflated_bytes = max_inflated_bytes;
+  TBPROF_ASSIGN_OR_RETURN(std::unique_ptr<InputStream> stream,
+                          OpenInputStream(path, stream_options));
+  std::string head(kSniffBytes, '\0');
+  size_t filled = 0;
+  while (filled < head.size()) {
+    TBPROF_ASSIGN_OR_RETURN(size_t n, stream->Read(&head[filled], head.size() - filled));
+    if (n == 0) break;
+    filled += n;
+  }
+  head.resize(filled);
+  if (head.empty()) {
+    return absl::DataLossError(
+        absl::StrCat(path, ": empty file", stream->is_gzip() ? " (after gzip decompression)" : ""));
+  }
+  absl::string_view content = head;
+  if (absl::StartsWith(content, "\xEF\xBB\xBF")) content.remove_prefix(3);  // UTF-8 BOM.
+  content = absl::StripLeadingAsciiWhitespace(content);
+  if (!content.empty() && (content[0] == '{' || content[0] == '[')) return InputFormat::kChromeJson;
+  if (content.empty() && filled < kSniffBytes) {
+    return absl::DataLossError(absl::StrCat(path, ": empty file (only whitespace)"));
+  }
+  if (LooksLikeJsonName(path)) return InputFormat::kChromeJson;  // Converter names the offset.
+  return InputFormat::kXSpace;
+}
+
+absl::Status CheckXSpaceWireFormat(absl::string_view bytes, absl::string_view source) {
+  size_t pos = 0;
+  while (pos < bytes.size()) {
+    size_t field_start = pos;
+    uint64_t tag, length;
+    if (!ReadVarint(bytes, &pos, &tag)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          source, ": not an XSpace protobuf (or Chrome trace JSON): bad field tag at byte ",
+          field_start));
+    }
+    uint64_t field = tag >> 3;
+    uint64_t wire_type = tag & 7;
+    if (field < 1 || field > 4 || wire_type != 2) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          source, ": not an XSpace protobuf (or Chrome trace JSON): unexpected field ", field,
+          " with wire type ", wire_type, " at byte ", field_start));
+    }
+    if (!ReadVarint(bytes, &pos, &length) || length > bytes.size() - pos) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          source, ": not an XSpace protobuf, or truncated: field ", field, " at byte ",
+          field_start, " runs past the end of the file (", bytes.size(), " bytes)"));
+    }
+    pos += length;
+  }
+  return absl::OkStatus();
+}
+
+std::string FileStem(absl::string_view path) {
+  std::string name = BaseName(path);
+  for (absl::string_view suffix : kTraceSuffixes) {
+    if (name.size() > suffix.size() && absl::EndsWithIgnoreCase(name, suffix)) {
+      name.resize(name.size() - suffix.size());
+      break;
+    }
+  }
+  return name;
+}
+
+absl::StatusOr<LoadedInput> LoadInput(const std::string& path, const LoadOptions& options) {
+  LoadedInput loaded;
+  loaded.path = path;
+  struct stat st;
+  if (::stat(path.c_str(), &st) == 0) loaded.file_bytes = static_cast<uint64_t>(st.st_size);
+  TBPROF_ASSIGN_OR_RETURN(loaded.format, DetectInputFormat(path, options.max_inflated_bytes));
+
+  if (loaded.format == InputFormat::kChromeJson) {
+    converters::ChromeJsonOptions json_options;
+    json_options.max_inflated_bytes = options.max_inflated_bytes;
+    json_options.max_events = options.max_events;
+    json_options.progress = options.progress;
+    TBPROF_ASSIGN_OR_RETURN(converters::ChromeJsonSummary summary,
+                            converters::ConvertChromeJsonToXSpace(path, json_options,
+                                                                  &loaded.space));
+    loaded.host_hint = summary.hostname_hint;
+    loaded.rank = summary.rank;
+    loaded.json_summary = std::move(summary);
+    return loaded;
+  }
+
+  if (options.progress) options.progress(0, loaded.file_bytes);
+  InputStreamOptions stream_options;
+  stream_options.max_inflated_bytes = options.max_inflated_bytes;
+  TBPROF_ASSIGN_OR_RETURN(std::string bytes, ReadFileToString(path, stream_options));
+  TBPROF_RETURN_IF_ERROR(CheckXSpaceWireFormat(bytes, path));
+  TBPROF_ASSIGN_OR_RETURN(loaded.space, xplane::ParseXSpaceData(bytes, path));
+  if (loaded.space.planes.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(path, ": XSpace has no planes (nothing to show)"));
+  }
+  if (options.progress) options.progress(loaded.file_bytes, loaded.file_bytes);
+  if (!loaded.space.hostnames.empty()) loaded.host_hint = loaded.space.hostnames[0];
+  return loaded;
+}
+
+std::string HostNamer::Pick(absl::string_view hint, int64_t rank, absl::string_view path) {
+  std::string base = logdir::SanitizeHostName(hint.empty() ? FileStem(path) : std::string(hint));
+  std::string name = base;
+  if (used_.contains(name) && rank >= 0) name = absl::StrCat(base, "_rank", rank);
+  for (int n = 2; used_.contains(name); ++n) name = absl::StrCat(base, "_", n);
+  used_.insert(name);
+  return name;
+}
+
+}  // namespace tbprof::cli

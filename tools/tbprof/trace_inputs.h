@@ -1,0 +1,91 @@
+// Finding, recognizing and loading the inputs of `tbprof convert` and
+// `tbprof inspect`: Chrome/Kineto trace JSON (plain or gzip, object or bare
+// array) and XSpace protobufs (`*.xplane.pb`), given as files or as a
+// directory holding one trace per rank.
+#ifndef TBPROF_TOOLS_TBPROF_TRACE_INPUTS_H_
+#define TBPROF_TOOLS_TBPROF_TRACE_INPUTS_H_
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "converters/chrome_json/chrome_json_to_xspace.h"
+#include "src/xplane/xspace_data.h"
+
+namespace tbprof::cli {
+
+enum class InputFormat { kChromeJson, kXSpace };
+absl::string_view InputFormatName(InputFormat format);  // "Chrome trace JSON", "XSpace"
+
+// Replaces each directory in `args` by the trace files directly inside it
+// (names ending in .json, .json.gz, .xplane.pb or .xplane.pb.gz; hidden files
+// skipped; natural order, so "rank2" sorts before "rank10"). Files are kept
+// as given. Errors: kNotFound (a path does not exist), kInvalidArgument (a
+// directory holds no trace files), each naming the path.
+absl::StatusOr<std::vector<std::string>> ExpandInputs(const std::vector<std::string>& args);
+
+// Natural-order "less": digit runs compare as numbers.
+bool NaturalLess(absl::string_view a, absl::string_view b);
+
+// Recognizes the format from the name and the first bytes (after gzip):
+// content starting with '{' or '[' is JSON; other content of a *.json file is
+// handed to the JSON converter (which reports the byte offset); anything else
+// is taken as XSpace. Errors: kNotFound, kDataLoss ("empty file", truncated
+// gzip), each naming `path`.
+absl::StatusOr<InputFormat> DetectInputFormat(const std::string& path,
+                                              uint64_t max_inflated_bytes);
+
+// Checks that `bytes` are an XSpace message at the top level: only fields
+// 1-4 (planes, errors, warnings, hostnames), all length-delimited, exactly
+// filling the input. Errors: kInvalidArgument naming `source` and the byte
+// offset of the first bad field.
+absl::Status CheckXSpaceWireFormat(absl::string_view bytes, absl::string_view source);
+
+// The file name without its directory and trace suffixes:
+// "d/w0.1694.pt.trace.json.gz" -> "w0.1694", "a/host1.xplane.pb" -> "host1".
+std::string FileStem(absl::string_view path);
+
+struct LoadOptions {
+  uint64_t max_inflated_bytes = 0;  // 0 = unlimited.
+  int64_t max_events = 0;           // 0 = unlimited (JSON only).
+  // (file bytes consumed, file size), now and then.
+  std::function<void(uint64_t, uint64_t)> progress;
+};
+
+struct LoadedInput {
+  std::string path;
+  InputFormat format = InputFormat::kChromeJson;
+  uint64_t file_bytes = 0;
+  xplane::XSpaceData space;
+  // Set for JSON inputs.
+  std::optional<converters::ChromeJsonSummary> json_summary;
+  // Host name the data itself suggests ("" if none): the trace's hint, or
+  // XSpace.hostnames[0].
+  std::string host_hint;
+  int64_t rank = -1;
+};
+
+// Reads and converts one input into an XSpace. Errors name `path`.
+absl::StatusOr<LoadedInput> LoadInput(const std::string& path, const LoadOptions& options);
+
+// Hands out distinct host names for the inputs of one run.
+class HostNamer {
+ public:
+  // Preferred name: `hint` if non-empty, else FileStem(path); sanitized for
+  // the logdir. A name already handed out gets "_rank<rank>" (when rank >= 0)
+  // or "_<n>" appended.
+  std::string Pick(absl::string_view hint, int64_t rank, absl::string_view path);
+
+ private:
+  absl::flat_hash_set<std::string> used_;
+};
+
+}  // namespace tbprof::cli
+
+#endif  // TBPROF_TOOLS_TBPROF_TRACE_INPUTS_H_

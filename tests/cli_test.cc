@@ -90,6 +90,11 @@ std::vector<std::string> Lines(const std::string& text) {
   return absl::StrSplit(text, '\n', absl::SkipEmpty());
 }
 
+// Real traces come from ../shared/testdata; without it those tests skip.
+#define SKIP_WITHOUT_TESTDATA()                                                   \
+  if (!Exists(kTestdata + "/README.md")) GTEST_SKIP() << "no " << kTestdata; \
+  static_assert(true, "")
+
 class CliTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -138,10 +143,6 @@ class CliTest : public ::testing::Test {
   }
 
   std::string RunDir(const std::string& run) const { return logdir_ + "/plugins/profile/" + run; }
-
-  static void SkipWithoutTestdata() {
-    if (!Exists(kTestdata + "/README.md")) GTEST_SKIP() << "no " << kTestdata;
-  }
 
   std::string dir_;     // Inputs and the logdir.
   std::string logdir_;
@@ -225,9 +226,18 @@ TEST_F(CliTest, TruncatedGzip) {
 }
 
 TEST_F(CliTest, InvalidJsonNamesByteOffset) {
-  WriteFile(dir_ + "/bad.json", "{\"traceEvents\": [{\"ph\": \"X\", \"name\": \"a\",, }]}");
+  WriteFile(dir_ + "/bad.json",
+            "{\"traceEvents\": [{\"ph\": \"X\", \"name\": \"a\", \"ts\": 1, \"dur\": 2, "
+            "\"pid\": 1, \"tid\": 1}] oops}");
   ExpectCleanFailure(Run({"convert", dir_ + "/bad.json", "--logdir", logdir_}), "bad.json",
-                     "byte");
+                     "byte ");
+}
+
+TEST_F(CliTest, TraceWithOnlyMalformedEvents) {
+  // A broken event is skipped, not fatal; with nothing left there is no profile.
+  WriteFile(dir_ + "/broken.json", "{\"traceEvents\": [{\"ph\": \"X\", \"name\": \"a\",, }]}");
+  ExpectCleanFailure(Run({"convert", dir_ + "/broken.json", "--logdir", logdir_}), "broken.json",
+                     "malformed; first: byte ");
 }
 
 TEST_F(CliTest, JsonThatIsNotATrace) {
@@ -266,7 +276,7 @@ TEST_F(CliTest, UnwritableLogdir) {
 }
 
 TEST_F(CliTest, OneBadInputOfManyWritesNothing) {
-  SkipWithoutTestdata();
+  SKIP_WITHOUT_TESTDATA();
   WriteFile(dir_ + "/bad.json", "{\"traceEvents\": [");
   ASSERT_EQ(::mkdir(logdir_.c_str(), 0755), 0);
   RunResult r = Run({"convert", kTestdata + "/kineto/h100_bert_small_inference.json.gz",
@@ -278,7 +288,7 @@ TEST_F(CliTest, OneBadInputOfManyWritesNothing) {
 // ---- real traces -------------------------------------------------------------
 
 TEST_F(CliTest, ConvertsBertTrace) {
-  SkipWithoutTestdata();
+  SKIP_WITHOUT_TESTDATA();
   const std::string input = kTestdata + "/kineto/h100_bert_small_inference.json.gz";
   RunResult r = Run({"convert", input, "--logdir", logdir_, "--run", "bert"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -306,7 +316,7 @@ TEST_F(CliTest, ConvertsBertTrace) {
 }
 
 TEST_F(CliTest, QuietPrintsOnlyPathsAndHostOverride) {
-  SkipWithoutTestdata();
+  SKIP_WITHOUT_TESTDATA();
   RunResult r = Run({"convert", kTestdata + "/kineto/h100_qwen_inference.json.gz", "--logdir",
                      logdir_, "--run", "q", "--host", "gpu-node.7", "--quiet"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -316,7 +326,7 @@ TEST_F(CliTest, QuietPrintsOnlyPathsAndHostOverride) {
 }
 
 TEST_F(CliTest, DefaultRunNameIsTimestamp) {
-  SkipWithoutTestdata();
+  SKIP_WITHOUT_TESTDATA();
   RunResult r = Run({"convert", kTestdata + "/kineto/h100_bert_small_inference.json.gz",
                      "--logdir", logdir_, "--quiet"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -328,7 +338,7 @@ TEST_F(CliTest, DefaultRunNameIsTimestamp) {
 }
 
 TEST_F(CliTest, DirectoryOfRanksBecomesOneRunWithEightHosts) {
-  SkipWithoutTestdata();
+  SKIP_WITHOUT_TESTDATA();
   RunResult r = Run({"convert", kTestdata + "/kineto/dlrm_8ranks", "--logdir", logdir_, "--run",
                      "dlrm"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -345,7 +355,7 @@ TEST_F(CliTest, DirectoryOfRanksBecomesOneRunWithEightHosts) {
 }
 
 TEST_F(CliTest, XSpaceInputsAreCopiedWithoutLoss) {
-  SkipWithoutTestdata();
+  SKIP_WITHOUT_TESTDATA();
   for (const char* name : {"tf_v100x8_multiworker", "jax08_mi300x8_conv"}) {
     SCOPED_TRACE(name);
     const std::string input = kTestdata + "/xspace/" + name + ".xplane.pb";
@@ -371,7 +381,7 @@ TEST_F(CliTest, XSpaceInputsAreCopiedWithoutLoss) {
 }
 
 TEST_F(CliTest, InspectExplainsTools) {
-  SkipWithoutTestdata();
+  SKIP_WITHOUT_TESTDATA();
   RunResult r = Run({"inspect", kTestdata + "/kineto/h100_bert_small_inference.json.gz"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, AllOf(HasSubstr("/host:CPU"), HasSubstr("/device:GPU:0"),

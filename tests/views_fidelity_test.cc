@@ -108,11 +108,13 @@ int64_t MaxTotalAllocated(const std::string& json) {
   constexpr absl::string_view kKey = "\"Total Allocated\"";
   int64_t best = -1;
   const absl::string_view text(json);
-  for (size_t pos = text.find(kKey); pos != absl::string_view::npos; pos = text.find(kKey, pos + 1)) {
+  for (size_t pos = text.find(kKey); pos != absl::string_view::npos;
+       pos = text.find(kKey, pos + 1)) {
     size_t p = pos + kKey.size();
     while (p < json.size() && (json[p] == ' ' || json[p] == ':')) ++p;
     size_t end = p;
-    while (end < json.size() && (isdigit(static_cast<unsigned char>(json[end])) || json[end] == '-')) {
+    while (end < json.size() &&
+           (isdigit(static_cast<unsigned char>(json[end])) || json[end] == '-')) {
       ++end;
     }
     int64_t value = 0;
@@ -215,8 +217,8 @@ TEST_P(RealXSpaceTest, ViewsAreNotEmpty) {
 
   tensorflow::profiler::MemoryProfile profile = views::ConvertXSpaceToMemoryProfile(*space);
   EXPECT_EQ(profile.version(), 1);
-  absl::StatusOr<views::TraceJsonSummary> trace = views::WriteXSpaceAsTraceJson(
-      *space, {}, [](absl::string_view) { return absl::OkStatus(); });
+  absl::StatusOr<views::TraceJsonSummary> trace =
+      views::WriteXSpaceAsTraceJson(*space, {}, [](absl::string_view) { return absl::OkStatus(); });
   ASSERT_TRUE(trace.ok()) << trace.status();
   EXPECT_GT(trace->events_written, 0);
 }

@@ -175,7 +175,10 @@ Reader::Step Reader::EndOfArray() {
 Reader::Step Reader::ParseElement() {
   const char* start = data();
   if (*start != '{') {
-    if (*start == ']') return EndOfArray();  // Trailing comma: "[..., ]".
+    if (*start == ']') {  // Trailing comma: "[..., ]".
+      Consume(start + 1);
+      return EndOfArray();
+    }
     const char* value_end = nullptr;
     if (SkipLeniently(start, data_end(), &value_end) == ScanStatus::kIncomplete) {
       return Step::kNeedMore;
@@ -222,9 +225,13 @@ Reader::Step Reader::DoStep() {
     state_ = State::kObjectCommaOrEnd;
     return Step::kProgress;
   }
-  if (state_ == State::kStart && base_ == 0 && pos_ == 0 && end_ >= 3 &&
-      std::memcmp(buf_.get(), "\xEF\xBB\xBF", 3) == 0) {
-    pos_ = 3;  // UTF-8 byte order mark.
+  if (state_ == State::kStart && base_ == 0 && pos_ == 0) {
+    // UTF-8 byte order mark (possibly split over reads).
+    size_t n = std::min<size_t>(end_, 3);
+    if (std::memcmp(buf_.get(), "\xEF\xBB\xBF", n) == 0) {
+      if (n < 3 && !eof_) return Step::kNeedMore;
+      if (n == 3) pos_ = 3;
+    }
   }
   if (!SkipWhitespace()) return Step::kNeedMore;
   const char* p = data();

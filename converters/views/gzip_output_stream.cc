@@ -19,7 +19,7 @@ constexpr size_t kMaxInSlice = 1u << 30;
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<GzipOutputStream>> GzipOutputStream::Create(ByteSink sink,
-                                                                            int level) {
+                                                                           int level) {
   if (level < -1 || level > 9) {
     return absl::InvalidArgumentError(absl::StrCat("gzip level must be -1..9, got ", level));
   }
@@ -30,7 +30,8 @@ absl::StatusOr<std::unique_ptr<GzipOutputStream>> GzipOutputStream::Create(ByteS
       Z_OK) {
     return absl::InternalError("zlib deflateInit2 failed");
   }
-  return std::unique_ptr<GzipOutputStream>(new GzipOutputStream(std::move(sink), std::move(stream)));
+  return std::unique_ptr<GzipOutputStream>(
+      new GzipOutputStream(std::move(sink), std::move(stream)));
 }
 
 GzipOutputStream::GzipOutputStream(ByteSink sink, std::unique_ptr<z_stream_s> stream)

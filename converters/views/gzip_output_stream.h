@@ -30,8 +30,7 @@ class GzipOutputStream {
  public:
   // `level` is a zlib level: -1 (default, 6), 0 (store) .. 9 (smallest).
   // Errors: kInvalidArgument for a bad level, kInternal if zlib fails.
-  static absl::StatusOr<std::unique_ptr<GzipOutputStream>> Create(ByteSink sink,
-                                                                 int level = -1);
+  static absl::StatusOr<std::unique_ptr<GzipOutputStream>> Create(ByteSink sink, int level = -1);
   ~GzipOutputStream();
   GzipOutputStream(const GzipOutputStream&) = delete;
   GzipOutputStream& operator=(const GzipOutputStream&) = delete;

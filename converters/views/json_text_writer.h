@@ -37,9 +37,7 @@ class JsonTextWriter {
 
   // Hands the buffer to the sink once it holds a chunk's worth of bytes.
   // Returns the sink's first error (later calls keep returning it).
-  absl::Status MaybeFlush() {
-    return buffer_.size() >= kChunkBytes ? Flush() : status_;
-  }
+  absl::Status MaybeFlush() { return buffer_.size() >= kChunkBytes ? Flush() : status_; }
   // Hands everything buffered to the sink. After a sink error the buffer is
   // dropped and the error returned again.
   absl::Status Flush();

@@ -20,8 +20,8 @@ TEST(JsonTextWriterTest, EscapesStrings) {
   EXPECT_EQ(Quote("\xC3\xA9t\xC3\xA9"), "\"\xC3\xA9t\xC3\xA9\"");  // Valid UTF-8 kept.
   EXPECT_EQ(Quote("\xE2\x82\xAC"), "\"\xE2\x82\xAC\"");
   EXPECT_EQ(Quote("bad\xFF"), "\"bad\\ufffd\"");
-  EXPECT_EQ(Quote("\xC3"), "\"\\ufffd\"");                 // Truncated sequence.
-  EXPECT_EQ(Quote("\xC0\x80"), "\"\\ufffd\\ufffd\"");       // Overlong encoding.
+  EXPECT_EQ(Quote("\xC3"), "\"\\ufffd\"");                        // Truncated sequence.
+  EXPECT_EQ(Quote("\xC0\x80"), "\"\\ufffd\\ufffd\"");             // Overlong encoding.
   EXPECT_EQ(Quote("\xED\xA0\x80"), "\"\\ufffd\\ufffd\\ufffd\"");  // Surrogate.
   EXPECT_EQ(Quote(absl::string_view("a\0b", 3)), "\"a\\u0000b\"");
 }

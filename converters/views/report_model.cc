@@ -350,7 +350,8 @@ std::string FormatBytes(int64_t bytes) {
   const bool negative = bytes < 0;
   double value = std::fabs(static_cast<double>(bytes));
   int unit = 0;
-  while (value >= 1024 && unit < 5) {
+  // 1023.9 KiB would print as "1024 KiB": move up at 1023.5 already.
+  while ((unit == 0 ? value >= 1024 : value >= 1023.5) && unit < 5) {
     value /= 1024;
     ++unit;
   }

@@ -121,6 +121,7 @@ TEST(ReportModelTest, FormatBytes) {
   EXPECT_EQ(FormatBytes(int64_t{3} << 30), "3.00 GiB");
   EXPECT_EQ(FormatBytes(int64_t{80} << 30), "80.0 GiB");
   EXPECT_EQ(FormatBytes(-(int64_t{512} << 20)), "-512 MiB");
+  EXPECT_EQ(FormatBytes((int64_t{1} << 30) - 512), "1.00 GiB");
 }
 
 }  // namespace

@@ -368,9 +368,10 @@ int DisplayWidth(absl::string_view text) {
 }
 
 std::string ShortenKernelName(absl::string_view name, int width, bool ascii) {
-  std::string s(absl::StripAsciiWhitespace(name));
-  if (DisplayWidth(s) <= width) return s;
-  absl::ConsumePrefix(&s, "void ");
+  absl::string_view trimmed = absl::StripAsciiWhitespace(name);
+  if (DisplayWidth(trimmed) <= width) return std::string(trimmed);
+  absl::ConsumePrefix(&trimmed, "void ");
+  std::string s(trimmed);
   // Drop a trailing parameter list "(...)".
   if (!s.empty() && s.back() == ')') {
     int depth = 0;
@@ -399,6 +400,17 @@ std::string ShortenKernelName(absl::string_view name, int width, bool ascii) {
     if (depth == 0) collapsed.push_back(c);
   }
   if (depth == 0) s = collapsed;
+  if (DisplayWidth(s) <= width) return s;
+  // Drop namespaces: "at::native::k<…>" -> "k<…>".
+  depth = 0;
+  for (size_t i = s.size(); i-- > 1;) {
+    if (s[i] == '>') ++depth;
+    if (s[i] == '<') --depth;
+    if (depth == 0 && s[i] == ':' && s[i - 1] == ':') {
+      s = s.substr(i + 1);
+      break;
+    }
+  }
   return TruncateMiddle(s, width, ascii);
 }
 

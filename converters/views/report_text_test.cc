@@ -53,7 +53,7 @@ TEST(ReportTextTest, NarrowerWidthsAreRespected) {
 TEST(ReportTextTest, StepBreakdownShowsAverageAndPercent) {
   const std::string text = RenderTextReport(SampleInput(1));
   // Device compute averages 8 ms of a 12 ms step.
-  EXPECT_THAT(text, HasSubstr("Device compute           8.000   66.7%"));
+  EXPECT_THAT(text, HasSubstr("Device compute            8.000  66.7%"));
   EXPECT_THAT(text, HasSubstr("avg 12.000 ms over 4 steps (min 10.000, max 14.000"));
 }
 
@@ -100,6 +100,9 @@ TEST(ReportTextTest, ShortenKernelName) {
   // Then template arguments.
   EXPECT_EQ(ShortenKernelName(testing::kLongKernelName, 46, /*ascii=*/true),
             "at::native::vectorized_elementwise_kernel<...>");
+  // Then namespaces.
+  EXPECT_EQ(ShortenKernelName(testing::kLongKernelName, 35, /*ascii=*/true),
+            "vectorized_elementwise_kernel<...>");
 }
 
 TEST(ReportTextTest, ShortenKernelNameCutsTheMiddleLast) {

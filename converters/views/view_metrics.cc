@@ -68,6 +68,18 @@ FrameworkOp ParseFrameworkOp(absl::string_view tf_op) {
   return {std::string(tf_op), "Unknown"};
 }
 
+absl::string_view OpNameOfAnnotation(absl::string_view annotation) {
+  while (!annotation.empty()) {
+    size_t sep = annotation.find("::");
+    absl::string_view level = annotation.substr(0, sep);
+    level = level.substr(0, level.find('#'));
+    if (!level.empty()) return level;
+    if (sep == absl::string_view::npos) break;
+    annotation.remove_prefix(sep + 2);
+  }
+  return {};
+}
+
 bool IsKernelUsingTensorCore(absl::string_view kernel_name) {
   for (absl::string_view pattern : kTensorCoreKernelPatterns) {
     if (absl::StrContains(kernel_name, pattern)) return true;
@@ -115,10 +127,10 @@ DeviceOpMetricsBuilder::KernelInfo& DeviceOpMetricsBuilder::Kernel(absl::string_
   return it->second;
 }
 
-void DeviceOpMetricsBuilder::Add(absl::string_view tf_op, absl::string_view event_name,
-                                 int64_t duration_ps) {
+void DeviceOpMetricsBuilder::Add(absl::string_view tf_op, absl::string_view annotation,
+                                 absl::string_view event_name, int64_t duration_ps) {
   KernelInfo& kernel = Kernel(event_name);
-  int32_t slot;
+  int32_t slot = -1;
   if (!tf_op.empty()) {
     auto [it, inserted] = slot_by_tf_op_.try_emplace(tf_op.data(), -1);
     if (inserted) {
@@ -126,7 +138,18 @@ void DeviceOpMetricsBuilder::Add(absl::string_view tf_op, absl::string_view even
       it->second = NewSlot(std::move(op.name), std::move(op.category));
     }
     slot = it->second;
-  } else {
+  } else if (!annotation.empty()) {
+    auto [it, inserted] = slot_by_annotation_.try_emplace(annotation.data(), -1);
+    if (inserted) {
+      absl::string_view name = OpNameOfAnnotation(annotation);
+      if (!name.empty()) {
+        FrameworkOp op = ParseFrameworkOp(name);
+        it->second = NewSlot(std::move(op.name), std::move(op.category));
+      }
+    }
+    slot = it->second;
+  }
+  if (slot < 0) {
     if (kernel.fallback_slot < 0) {
       kernel.fallback_slot = NewSlot(std::string(event_name), KernelCategory(event_name));
     }
@@ -181,6 +204,7 @@ void DeviceOpMetricsBuilder::Finalize(OpMetricsDb* db, OpTensorCoreMap* tensor_c
   db->set_total_time_ps(total);
   slots_.clear();
   slot_by_tf_op_.clear();
+  slot_by_annotation_.clear();
   kernels_.clear();
 }
 

@@ -26,6 +26,10 @@ struct FrameworkOp {
 // "aten"); anything else (whole string, "Unknown").
 FrameworkOp ParseFrameworkOp(absl::string_view tf_op);
 
+// The op name in a TensorFlow annotation stack: the first non-empty
+// "::"-separated level, without its "#key=value,...#" metadata.
+absl::string_view OpNameOfAnnotation(absl::string_view annotation);
+
 // The plugin's kernel-name patterns of TensorCore kernels (h884, s1688,
 // xmma_gemm, ...).
 bool IsKernelUsingTensorCore(absl::string_view kernel_name);
@@ -47,9 +51,11 @@ using OpTensorCoreMap = absl::flat_hash_map<std::string, OpTensorCoreUse>;
 // a stream do not nest, so self time == time.
 class DeviceOpMetricsBuilder {
  public:
-  // `tf_op` (may be empty) and `event_name` must be views into the
-  // XSpaceData's string pool: their addresses are used as cache keys.
-  void Add(absl::string_view tf_op, absl::string_view event_name, int64_t duration_ps);
+  // The op is `tf_op`, else the first name in `annotation` (TensorFlow 2.x
+  // files), else the event name. All three (may be empty) must be views into
+  // the XSpaceData's string pool: their addresses are used as cache keys.
+  void Add(absl::string_view tf_op, absl::string_view annotation, absl::string_view event_name,
+           int64_t duration_ps);
 
   // Fills db->metrics_db (sorted by self time, descending), total_op_time_ps
   // and total_time_ps (= total op time), and the TensorCore map.
@@ -72,6 +78,7 @@ class DeviceOpMetricsBuilder {
   KernelInfo& Kernel(absl::string_view event_name);
 
   absl::flat_hash_map<const char*, int32_t> slot_by_tf_op_;
+  absl::flat_hash_map<const char*, int32_t> slot_by_annotation_;
   absl::flat_hash_map<const char*, KernelInfo> kernels_;
   std::vector<Slot> slots_;
 };

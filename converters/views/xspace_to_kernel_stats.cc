@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -22,12 +23,24 @@ using tensorflow::profiler::KernelStatsDb;
 
 // Kernel-name substrings of cuBLAS / cuDNN / CUTLASS Tensor Core kernels.
 constexpr absl::string_view kTensorCorePatterns[] = {
-    "16816",        "c1688",        "conv1x1",
-    "conv2d_c1_k1", "dgrad_1x1_stride_2x2", "direct_group",
-    "first_layer_wgrad_kernel", "h1688", "h884",
-    "hmma",         "i16832",       "i8816",
-    "s884",         "s1688",        "xmma_gemm",
-    "xmma_implicit_gemm", "xmma_sparse_conv", "xmma_sparse_gemm",
+    "16816",
+    "c1688",
+    "conv1x1",
+    "conv2d_c1_k1",
+    "dgrad_1x1_stride_2x2",
+    "direct_group",
+    "first_layer_wgrad_kernel",
+    "h1688",
+    "h884",
+    "hmma",
+    "i16832",
+    "i8816",
+    "s884",
+    "s1688",
+    "xmma_gemm",
+    "xmma_implicit_gemm",
+    "xmma_sparse_conv",
+    "xmma_sparse_gemm",
     "xmma_warp_specialized_implicit_gemm",
 };
 
@@ -118,8 +131,8 @@ struct KernelKey {
   bool uses_tensor_core;
 
   auto Tie() const {
-    return std::tie(name_id, op_id, registers_per_thread, static_shmem_bytes,
-                    dynamic_shmem_bytes, grid, block, uses_tensor_core);
+    return std::tie(name_id, op_id, registers_per_thread, static_shmem_bytes, dynamic_shmem_bytes,
+                    grid, block, uses_tensor_core);
   }
   bool operator==(const KernelKey& o) const { return Tie() == o.Tie(); }
   template <typename H>
@@ -138,20 +151,14 @@ struct KernelValue {
   double occupancy_pct = 0;
 };
 
-// Order of the plugin's table: total duration descending, then the key
-// fields ascending (name, grid, block, regs, shmem, TC flags, op name).
-bool ReportBefore(const KernelReport& a, const KernelReport& b) {
-  if (a.total_duration_ns() != b.total_duration_ns()) {
-    return a.total_duration_ns() > b.total_duration_ns();
-  }
-  auto key = [](const KernelReport& r) {
-    return std::make_tuple(absl::string_view(r.name()), r.grid_dim(0), r.grid_dim(1),
-                           r.grid_dim(2), r.block_dim(0), r.block_dim(1), r.block_dim(2),
-                           r.registers_per_thread(), r.static_shmem_bytes(),
-                           r.dynamic_shmem_bytes(), r.is_kernel_using_tensor_core(),
-                           r.is_op_tensor_core_eligible(), absl::string_view(r.op_name()));
-  };
-  return key(a) < key(b);
+constexpr absl::string_view kLevel0StatName = "level 0";
+
+// XLA kernels carry tf_op "XlaModule:" (the plugin resolves their op through
+// the HLO proto, which we do not read); their hlo_op names the op instead.
+absl::string_view KernelOpName(absl::string_view tf_op, absl::string_view hlo_op) {
+  absl::string_view name = OpNameFromTfOp(tf_op);
+  if (!hlo_op.empty() && (name.empty() || name == "XlaModule")) return hlo_op;
+  return name;
 }
 
 }  // namespace
@@ -208,6 +215,8 @@ KernelStatsDb ConvertXSpaceToKernelStatsDb(const xplane::XSpaceData& space,
 
   for (const xplane::Plane* raw_plane : xplane::FindGpuPlanes(space)) {
     xplane::XPlaneVisitor plane(&space, raw_plane, base_ns);
+    // TensorFlow <= 2.4 recorded the op annotation as "level 0", not tf_op.
+    const std::optional<uint32_t> level0_stat = plane.FindStatMetadata(kLevel0StatName);
     // By event metadata index: name id (-1 = not yet seen) and Tensor Core use.
     std::vector<std::pair<int64_t, bool>> names(plane.num_event_metadata(), {-1, false});
     plane.ForEachLine([&](const xplane::XLineVisitor& line) {
@@ -216,8 +225,12 @@ KernelStatsDb ConvertXSpaceToKernelStatsDb(const xplane::XSpaceData& space,
         if (event.is_aggregate()) return;
         const int64_t duration_ns = event.duration_ps() / 1000;
         if (duration_ns <= 0) return;
-        absl::string_view details, tf_op, equation;
+        absl::string_view details, tf_op, equation, hlo_op, level0;
         event.ForEachStat([&](const xplane::XStatVisitor& stat) {
+          if (level0_stat.has_value() && stat.metadata_index() == *level0_stat) {
+            if (level0.empty()) level0 = stat.StrOrRefValue();
+            return;
+          }
           switch (stat.type()) {
             case xplane::StatType::kKernelDetails:
               if (details.empty()) details = stat.StrOrRefValue();
@@ -227,6 +240,9 @@ KernelStatsDb ConvertXSpaceToKernelStatsDb(const xplane::XSpaceData& space,
               break;
             case xplane::StatType::kEquation:
               if (equation.empty()) equation = stat.StrOrRefValue();
+              break;
+            case xplane::StatType::kHloOp:
+              if (hlo_op.empty()) hlo_op = stat.StrOrRefValue();
               break;
             default:
               break;
@@ -246,7 +262,7 @@ KernelStatsDb ConvertXSpaceToKernelStatsDb(const xplane::XSpaceData& space,
           converters::ParseKernelDetails(details, &details_it->second);
         }
         const converters::KernelDetails& params = details_it->second;
-        absl::string_view op_name = OpNameFromTfOp(tf_op);
+        absl::string_view op_name = KernelOpName(tf_op.empty() ? level0 : tf_op, hlo_op);
         const uint32_t op_id = strings.Id(op_name);
 
         KernelKey key;
@@ -286,34 +302,52 @@ KernelStatsDb ConvertXSpaceToKernelStatsDb(const xplane::XSpaceData& space,
     });
   }
 
-  std::vector<KernelReport> reports;
-  reports.reserve(kernels.size());
-  for (const auto& [key, value] : kernels) {
-    KernelReport report;
-    report.set_name(std::string(strings.Get(key.name_id)));
-    report.set_registers_per_thread(key.registers_per_thread);
-    report.set_static_shmem_bytes(key.static_shmem_bytes);
-    report.set_dynamic_shmem_bytes(key.dynamic_shmem_bytes);
-    for (uint32_t d : key.block) report.add_block_dim(d);
-    for (uint32_t d : key.grid) report.add_grid_dim(d);
-    report.set_total_duration_ns(value.total_ns);
-    report.set_min_duration_ns(value.min_ns);
-    report.set_max_duration_ns(value.max_ns);
-    report.set_is_kernel_using_tensor_core(key.uses_tensor_core);
-    report.set_is_op_tensor_core_eligible(key.op_id != empty_op_id &&
-                                          key.op_id < op_state.size() &&
-                                          (op_state[key.op_id] & 1) != 0);
-    report.set_op_name(std::string(strings.Get(key.op_id)));
-    report.set_occurrences(static_cast<uint32_t>(value.occurrences));
-    report.set_occupancy_pct(static_cast<float>(value.occupancy_pct));
-    reports.push_back(std::move(report));
-  }
-  const size_t keep = std::min(reports.size(), static_cast<size_t>(std::max(options.max_kernels, 0)));
-  std::partial_sort(reports.begin(), reports.begin() + keep, reports.end(), ReportBefore);
+  auto eligible = [&](const KernelKey& key) {
+    return key.op_id != empty_op_id && key.op_id < op_state.size() &&
+           (op_state[key.op_id] & 1) != 0;
+  };
+  // Sort (key, value) pairs and build protos only for the reports kept.
+  using Entry = std::pair<const KernelKey*, const KernelValue*>;
+  std::vector<Entry> entries;
+  entries.reserve(kernels.size());
+  for (const auto& kv : kernels) entries.emplace_back(&kv.first, &kv.second);
+  auto sort_key = [&](const Entry& e) {
+    const KernelKey& k = *e.first;
+    return std::make_tuple(strings.Get(k.name_id), k.grid, k.block, k.registers_per_thread,
+                           k.static_shmem_bytes, k.dynamic_shmem_bytes, k.uses_tensor_core,
+                           eligible(k), strings.Get(k.op_id));
+  };
+  // The plugin's table order: total duration descending, then the key
+  // fields ascending (name, grid, block, regs, shmem, TC flags, op name).
+  auto before = [&](const Entry& a, const Entry& b) {
+    if (a.second->total_ns != b.second->total_ns) return a.second->total_ns > b.second->total_ns;
+    return sort_key(a) < sort_key(b);
+  };
+  const size_t keep =
+      std::min(entries.size(), static_cast<size_t>(std::max(options.max_kernels, 0)));
+  std::partial_sort(entries.begin(), entries.begin() + keep, entries.end(), before);
 
   KernelStatsDb db;
   db.mutable_reports()->Reserve(static_cast<int>(keep));
-  for (size_t i = 0; i < keep; ++i) *db.add_reports() = std::move(reports[i]);
+  for (size_t i = 0; i < keep; ++i) {
+    const KernelKey& key = *entries[i].first;
+    const KernelValue& value = *entries[i].second;
+    KernelReport* report = db.add_reports();
+    report->set_name(std::string(strings.Get(key.name_id)));
+    report->set_registers_per_thread(key.registers_per_thread);
+    report->set_static_shmem_bytes(key.static_shmem_bytes);
+    report->set_dynamic_shmem_bytes(key.dynamic_shmem_bytes);
+    for (uint32_t d : key.block) report->add_block_dim(d);
+    for (uint32_t d : key.grid) report->add_grid_dim(d);
+    report->set_total_duration_ns(value.total_ns);
+    report->set_min_duration_ns(value.min_ns);
+    report->set_max_duration_ns(value.max_ns);
+    report->set_is_kernel_using_tensor_core(key.uses_tensor_core);
+    report->set_is_op_tensor_core_eligible(eligible(key));
+    report->set_op_name(std::string(strings.Get(key.op_id)));
+    report->set_occurrences(static_cast<uint32_t>(value.occurrences));
+    report->set_occupancy_pct(static_cast<float>(value.occupancy_pct));
+  }
   return db;
 }
 

@@ -7,7 +7,10 @@
 // 1 ns (durations are truncated to whole ns, as the plugin does) that carry
 // a non-empty `kernel_details` stat (str or ref). The op name comes from the
 // `tf_op` stat ("name:Type" -> name; PyTorch names such as "aten::mm" stay
-// whole), the einsum equation from `equation`.
+// whole), or from `level 0` (TensorFlow <= 2.4 files) when there is no
+// tf_op; XLA kernels whose tf_op is "XlaModule:" (or missing) take their
+// `hlo_op` instead (the plugin maps them through the HLO proto, which we do
+// not read). The einsum equation comes from `equation`.
 #ifndef TBPROF_CONVERTERS_VIEWS_XSPACE_TO_KERNEL_STATS_H_
 #define TBPROF_CONVERTERS_VIEWS_XSPACE_TO_KERNEL_STATS_H_
 

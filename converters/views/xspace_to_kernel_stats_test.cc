@@ -9,9 +9,9 @@
 namespace tbprof::views {
 namespace {
 
-using ::testing::ElementsAre;
 using tensorflow::profiler::KernelReport;
 using tensorflow::profiler::KernelStatsDb;
+using ::testing::ElementsAre;
 using xplane::StatType;
 
 constexpr char kDetails[] = "regs:32 static_shared:0 dynamic_shared:0 grid:1,1,1 block:128,1,1";
@@ -30,7 +30,8 @@ class GpuLine {
                             absl::string_view equation = "") {
     xplane::XEventBuilder event =
         line_->AddEvent(plane_->GetOrCreateEventMetadata(name), offset_ps, duration_ps);
-    if (!details.empty()) event.AddRef(plane_->GetOrCreateStatMetadata(StatType::kKernelDetails), details);
+    if (!details.empty())
+      event.AddRef(plane_->GetOrCreateStatMetadata(StatType::kKernelDetails), details);
     if (!tf_op.empty()) event.AddRef(plane_->GetOrCreateStatMetadata(StatType::kTfOp), tf_op);
     if (!equation.empty()) {
       event.AddString(plane_->GetOrCreateStatMetadata(StatType::kEquation), equation);
@@ -139,7 +140,8 @@ TEST(XSpaceToKernelStatsTest, TensorCoreEligibilityIsConsistentPerOp) {
   stream.Add("volta_sgemm", /*offset_ps=*/6000, /*duration_ps=*/1000, kDetails,
              "model/dense/MatMul:MatMul");
   // Eligible by a two-input einsum on one of its events.
-  stream.Add("einsum_kernel", /*offset_ps=*/8000, /*duration_ps=*/1000, kDetails, "Einsum_80:Einsum");
+  stream.Add("einsum_kernel", /*offset_ps=*/8000, /*duration_ps=*/1000, kDetails,
+             "Einsum_80:Einsum");
   stream.Add("einsum_kernel2", /*offset_ps=*/10000, /*duration_ps=*/1000, kDetails,
              "Einsum_80:Einsum", "ab,bc->ac");
   // A Tensor Core kernel without an op is never op-eligible.
@@ -194,6 +196,31 @@ TEST(XSpaceToKernelStatsTest, LaunchParametersAndOccupancyPassThrough) {
   EXPECT_THAT(r.grid_dim(), ElementsAre(8, 4, 2));
   EXPECT_THAT(r.block_dim(), ElementsAre(256, 2, 1));
   EXPECT_FLOAT_EQ(r.occupancy_pct(), 37.5f);
+}
+
+TEST(XSpaceToKernelStatsTest, OpNameFallsBackToLevel0AndHloOp) {
+  xplane::XSpaceData space;
+  xplane::XSpaceBuilder builder(&space);
+  xplane::XPlaneBuilder* gpu = builder.GetOrCreatePlane(xplane::GpuPlaneName(0));
+  xplane::XLineBuilder* line = gpu->GetOrCreateLine(1);
+  const uint32_t details = gpu->GetOrCreateStatMetadata(StatType::kKernelDetails);
+  // TensorFlow 2.3-era device event: op annotation in "level 0".
+  xplane::XEventBuilder tf = line->AddEvent(gpu->GetOrCreateEventMetadata("tf_kernel"),
+                                            /*offset_ps=*/0, /*duration_ps=*/1000);
+  tf.AddString(details, kDetails);
+  tf.AddString(gpu->GetOrCreateStatMetadata("level 0"), "model/conv/Conv2D:Conv2D");
+  // XLA kernel: tf_op "XlaModule:" and the HLO op name.
+  xplane::XEventBuilder xla = line->AddEvent(gpu->GetOrCreateEventMetadata("loop_fusion.kd"),
+                                             /*offset_ps=*/2000, /*duration_ps=*/1000);
+  xla.AddString(details, kDetails);
+  xla.AddRef(gpu->GetOrCreateStatMetadata(StatType::kTfOp), "XlaModule:");
+  xla.AddRef(gpu->GetOrCreateStatMetadata(StatType::kHloOp), "loop_fusion");
+  builder.Finalize({.normalize_timestamps = false});
+
+  KernelStatsDb db = ConvertXSpaceToKernelStatsDb(space);
+  ASSERT_NE(FindReport(db, "tf_kernel", "model/conv/Conv2D"), nullptr);
+  EXPECT_TRUE(FindReport(db, "tf_kernel", "model/conv/Conv2D")->is_op_tensor_core_eligible());
+  EXPECT_NE(FindReport(db, "loop_fusion.kd", "loop_fusion"), nullptr);
 }
 
 TEST(XSpaceToKernelStatsTest, NoGpuPlanesGivesEmptyDb) {

@@ -10,6 +10,7 @@
 
 #include "absl/container/btree_map.h"
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/node_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
@@ -48,7 +49,7 @@ struct Snap {
   int64_t group_id = kInvalidStepId;  // From a `group_id` stat, if any.
   absl::string_view tf_op;
   absl::string_view region_type;
-  std::string data_type;
+  absl::string_view data_type;
   absl::string_view tensor_shape;
 
   int64_t in_use() const { return stack_bytes + heap_bytes; }
@@ -110,14 +111,27 @@ void FillSnapshot(const Snap& s, MemoryProfileSnapshot* out) {
   meta->set_tf_op_name(std::string(s.tf_op));
   meta->set_step_id(s.step_id);
   meta->set_region_type(std::string(s.region_type));
-  meta->set_data_type(s.data_type);
+  meta->set_data_type(std::string(s.data_type));
   meta->set_tensor_shape(std::string(s.tensor_shape));
 }
 
 // Reads one MemoryAllocation/MemoryDeallocation event into `snap` and its
 // allocator id into `memory_id`.
-void ReadMemoryEvent(const xplane::XEventVisitor& event, bool is_allocation, Snap* snap,
-                     std::string* memory_id) {
+// Names of TensorFlow DataType values, kept alive for the snapshots.
+class DataTypeNames {
+ public:
+  absl::string_view Get(int64_t data_type) {
+    auto [it, inserted] = names_.try_emplace(data_type);
+    if (inserted) it->second = TensorflowDataTypeName(data_type);
+    return it->second;
+  }
+
+ private:
+  absl::node_hash_map<int64_t, std::string> names_;  // Stable addresses.
+};
+
+void ReadMemoryEvent(const xplane::XEventVisitor& event, bool is_allocation,
+                     DataTypeNames* data_types, Snap* snap, std::string* memory_id) {
   snap->time_ps = event.begin_ps();
   snap->activity =
       is_allocation ? tensorflow::profiler::ALLOCATION : tensorflow::profiler::DEALLOCATION;
@@ -128,7 +142,7 @@ void ReadMemoryEvent(const xplane::XEventVisitor& event, bool is_allocation, Sna
         *memory_id = absl::StrCat(stat.IntOrUintValue());
         break;
       case xplane::StatType::kAllocatorName:
-        *memory_id = std::string(stat.StrOrRefValue());
+        memory_id->assign(stat.StrOrRefValue().data(), stat.StrOrRefValue().size());
         break;
       case xplane::StatType::kBytesReserved:
         snap->stack_bytes = stat.IntOrUintValue();
@@ -163,9 +177,9 @@ void ReadMemoryEvent(const xplane::XEventVisitor& event, bool is_allocation, Sna
         break;
       case xplane::StatType::kDataType:
         if (stat.kind() == xplane::StatKind::kStr || stat.kind() == xplane::StatKind::kRef) {
-          snap->data_type = std::string(stat.StrOrRefValue());
+          snap->data_type = stat.StrOrRefValue();
         } else {
-          snap->data_type = TensorflowDataTypeName(stat.IntOrUintValue());
+          snap->data_type = data_types->Get(stat.IntOrUintValue());
         }
         break;
       case xplane::StatType::kTensorShapes:
@@ -212,8 +226,8 @@ std::vector<size_t> SampleTimeline(const std::vector<Snap>& snaps, int64_t max_n
 std::tuple<int64_t, int64_t, absl::string_view, absl::string_view, absl::string_view,
            absl::string_view>
 RowKey(const MemoryActivityMetadata& m) {
-  return {-m.allocation_bytes(), -m.requested_bytes(), m.tf_op_name(), m.region_type(),
-          m.data_type(), m.tensor_shape()};
+  return {-m.allocation_bytes(), -m.requested_bytes(), m.tf_op_name(),
+          m.region_type(),       m.data_type(),        m.tensor_shape()};
 }
 
 MemoryActivityMetadata SpecialAllocation(int64_t bytes, absl::string_view op,
@@ -299,10 +313,25 @@ void AddActiveAllocations(const std::vector<Snap>& snaps, size_t peak_index,
   }
 }
 
+// Stable sort by time; events of one line are already in time order, so
+// the common single-thread case costs one check.
+void SortByTime(std::vector<Snap>* snaps) {
+  auto earlier = [](const Snap& a, const Snap& b) { return a.time_ps < b.time_ps; };
+  if (std::is_sorted(snaps->begin(), snaps->end(), earlier)) return;
+  std::vector<std::pair<int64_t, uint32_t>> order(snaps->size());
+  for (size_t i = 0; i < snaps->size(); ++i) {
+    order[i] = {(*snaps)[i].time_ps, static_cast<uint32_t>(i)};
+  }
+  std::sort(order.begin(), order.end());  // (time, index): stable by construction.
+  std::vector<Snap> sorted;
+  sorted.reserve(snaps->size());
+  for (const auto& [time, index] : order) sorted.push_back(std::move((*snaps)[index]));
+  snaps->swap(sorted);
+}
+
 void BuildAllocatorProfile(std::vector<Snap> snaps, const StepFinder& steps,
                            const MemoryProfileOptions& options, PerAllocatorMemoryProfile* out) {
-  std::stable_sort(snaps.begin(), snaps.end(),
-                   [](const Snap& a, const Snap& b) { return a.time_ps < b.time_ps; });
+  SortByTime(&snaps);
 
   // Step ids: enclosing root, else previous valid + 1.
   int64_t last_valid_step = -1;
@@ -365,20 +394,28 @@ MemoryProfile ConvertXSpaceToMemoryProfile(const xplane::XSpaceData& space,
   if (host == nullptr) return profile;
   xplane::XPlaneVisitor plane(&space, host, xplane::SpaceBaseNs(space));
 
-  const std::optional<uint32_t> root_stat = plane.FindStatMetadata(
-      xplane::StatTypeName(xplane::StatType::kIsRoot));
+  const std::optional<uint32_t> root_stat =
+      plane.FindStatMetadata(xplane::StatTypeName(xplane::StatType::kIsRoot));
   std::vector<StepRoot> roots;
   absl::btree_map<std::string, std::vector<Snap>> snaps_by_allocator;  // Sorted ids.
+  DataTypeNames data_types;
+  std::string memory_id;
+  std::string last_memory_id = "\x01";  // Not a valid id: forces the first lookup.
+  std::vector<Snap>* last_snaps = nullptr;
   plane.ForEachLine([&](const xplane::XLineVisitor& line) {
     line.ForEachEvent([&](const xplane::XEventVisitor& event) {
       const xplane::HostEventType type = event.host_event_type();
       if (type == xplane::HostEventType::kMemoryAllocation ||
           type == xplane::HostEventType::kMemoryDeallocation) {
         Snap snap;
-        std::string memory_id;
-        ReadMemoryEvent(event, type == xplane::HostEventType::kMemoryAllocation, &snap,
+        memory_id.clear();
+        ReadMemoryEvent(event, type == xplane::HostEventType::kMemoryAllocation, &data_types, &snap,
                         &memory_id);
-        snaps_by_allocator[memory_id].push_back(std::move(snap));
+        if (last_snaps == nullptr || memory_id != last_memory_id) {
+          last_snaps = &snaps_by_allocator[memory_id];
+          last_memory_id = memory_id;
+        }
+        last_snaps->push_back(snap);
         return;
       }
       bool is_root = type == xplane::HostEventType::kTraceContext;
@@ -395,8 +432,8 @@ MemoryProfile ConvertXSpaceToMemoryProfile(const xplane::XSpaceData& space,
         });
       }
       if (is_root) {
-        roots.push_back({event.begin_ps(), event.end_ps(),
-                         step_num != kInvalidStepId ? step_num : iter_num});
+        roots.push_back(
+            {event.begin_ps(), event.end_ps(), step_num != kInvalidStepId ? step_num : iter_num});
       }
     });
   });
@@ -425,12 +462,36 @@ absl::StatusOr<std::string> MemoryProfileToJson(const MemoryProfile& profile) {
 
 std::string TensorflowDataTypeName(int64_t data_type) {
   static constexpr absl::string_view kNames[] = {
-      "INVALID",    "float",      "double",    "int32",       "uint8",
-      "int16",      "int8",       "string",    "complex64",   "int64",
-      "bool",       "qint8",      "quint8",    "qint32",      "bfloat16",
-      "qint16",     "quint16",    "uint16",    "complex128",  "half",
-      "resource",   "variant",    "uint32",    "uint64",      "float8_e5m2",
-      "float8_e4m3fn", "float8_e4m3fnuz", "float8_e4m3b11fnuz", "float8_e5m2fnuz", "int4",
+      "INVALID",
+      "float",
+      "double",
+      "int32",
+      "uint8",
+      "int16",
+      "int8",
+      "string",
+      "complex64",
+      "int64",
+      "bool",
+      "qint8",
+      "quint8",
+      "qint32",
+      "bfloat16",
+      "qint16",
+      "quint16",
+      "uint16",
+      "complex128",
+      "half",
+      "resource",
+      "variant",
+      "uint32",
+      "uint64",
+      "float8_e5m2",
+      "float8_e4m3fn",
+      "float8_e4m3fnuz",
+      "float8_e4m3b11fnuz",
+      "float8_e5m2fnuz",
+      "int4",
       "uint4",
   };
   constexpr int64_t kNumNames = sizeof(kNames) / sizeof(kNames[0]);

@@ -65,8 +65,7 @@ tensorflow::profiler::MemoryProfile ConvertXSpaceToMemoryProfile(
 // Protobuf JSON as the plugin serves it: lowerCamelCase field names, int64 as
 // strings, fields with default values printed. Errors: kInternal if protobuf
 // cannot print the message.
-absl::StatusOr<std::string> MemoryProfileToJson(
-    const tensorflow::profiler::MemoryProfile& profile);
+absl::StatusOr<std::string> MemoryProfileToJson(const tensorflow::profiler::MemoryProfile& profile);
 
 // TensorFlow's name for a DataType enum value ("float", "int32", "bfloat16",
 // "INVALID" for 0, "<name>_ref" for ref types (value + 100)).

@@ -11,22 +11,22 @@
 namespace tbprof::views {
 namespace {
 
-using ::testing::ElementsAre;
-using ::testing::HasSubstr;
 using tensorflow::profiler::MemoryProfile;
 using tensorflow::profiler::MemoryProfileSnapshot;
 using tensorflow::profiler::PerAllocatorMemoryProfile;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
 using xplane::StatType;
 
 struct MemEvent {
   bool allocation = true;
   int64_t time_ps = 0;
-  int64_t heap_bytes = 0;     // bytes_allocated after the event.
-  int64_t bytes = 0;          // requested_bytes = allocation_bytes.
+  int64_t heap_bytes = 0;  // bytes_allocated after the event.
+  int64_t bytes = 0;       // requested_bytes = allocation_bytes.
   uint64_t address = 0;
-  int64_t stack_bytes = 0;    // bytes_reserved.
-  int64_t free_bytes = 0;     // bytes_available.
-  int64_t peak_bytes = 0;     // peak_bytes_in_use.
+  int64_t stack_bytes = 0;  // bytes_reserved.
+  int64_t free_bytes = 0;   // bytes_available.
+  int64_t peak_bytes = 0;   // peak_bytes_in_use.
   std::string tf_op;
   std::string region_type;
   std::string shape;
@@ -62,9 +62,10 @@ class HostMemory {
 
   // A step root [begin, begin + duration) with `step_num` on another thread.
   void AddStep(int64_t begin_ps, int64_t duration_ps, int64_t step_num) {
-    xplane::XEventBuilder root = plane_->GetOrCreateLine(/*line_id=*/1)->AddEvent(
-        plane_->GetOrCreateEventMetadata("ProfilerStep#" + std::to_string(step_num)), begin_ps,
-        duration_ps);
+    xplane::XEventBuilder root =
+        plane_->GetOrCreateLine(/*line_id=*/1)
+            ->AddEvent(plane_->GetOrCreateEventMetadata("ProfilerStep#" + std::to_string(step_num)),
+                       begin_ps, duration_ps);
     root.AddInt64(plane_->GetOrCreateStatMetadata("_r"), 1);
     root.AddInt64(Stat(StatType::kStepNum), step_num);
   }
@@ -129,7 +130,9 @@ TEST(XSpaceToMemoryProfileTest, SummaryFindsThePeak) {
   ASSERT_EQ(gpu.sampled_timeline_snapshots_size(), 4);
   EXPECT_EQ(gpu.sampled_timeline_snapshots(0).time_offset_ps(), 1000);
   EXPECT_EQ(gpu.sampled_timeline_snapshots(3).time_offset_ps(), 4000);
-  EXPECT_EQ(profile.memory_profile_per_allocator().at("CPU").profile_summary()
+  EXPECT_EQ(profile.memory_profile_per_allocator()
+                .at("CPU")
+                .profile_summary()
                 .peak_bytes_usage_lifetime(),
             8);
 }
@@ -218,11 +221,11 @@ TEST(XSpaceToMemoryProfileTest, StepIdsFromEnclosingRoots) {
   HostMemory mem(&builder);
   mem.AddStep(/*begin_ps=*/1000, /*duration_ps=*/1000, /*step_num=*/5);
   mem.AddStep(/*begin_ps=*/3000, /*duration_ps=*/1000, /*step_num=*/6);
-  mem.Add(Alloc(/*time_ps=*/500, /*bytes=*/1, /*address=*/1, /*heap_after=*/1));    // Before all: 0.
-  mem.Add(Alloc(/*time_ps=*/1500, /*bytes=*/1, /*address=*/2, /*heap_after=*/2));   // Step 5.
-  mem.Add(Alloc(/*time_ps=*/2500, /*bytes=*/1, /*address=*/3, /*heap_after=*/3));   // Between: 6.
-  mem.Add(Alloc(/*time_ps=*/3999, /*bytes=*/1, /*address=*/4, /*heap_after=*/4));   // Step 6.
-  mem.Add(Alloc(/*time_ps=*/4000, /*bytes=*/1, /*address=*/5, /*heap_after=*/5));   // After: 7.
+  mem.Add(Alloc(/*time_ps=*/500, /*bytes=*/1, /*address=*/1, /*heap_after=*/1));   // Before all: 0.
+  mem.Add(Alloc(/*time_ps=*/1500, /*bytes=*/1, /*address=*/2, /*heap_after=*/2));  // Step 5.
+  mem.Add(Alloc(/*time_ps=*/2500, /*bytes=*/1, /*address=*/3, /*heap_after=*/3));  // Between: 6.
+  mem.Add(Alloc(/*time_ps=*/3999, /*bytes=*/1, /*address=*/4, /*heap_after=*/4));  // Step 6.
+  mem.Add(Alloc(/*time_ps=*/4000, /*bytes=*/1, /*address=*/5, /*heap_after=*/5));  // After: 7.
   MemoryProfile profile = Convert(&builder, &space);
   std::vector<int64_t> steps;
   for (const auto& s :

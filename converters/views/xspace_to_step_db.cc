@@ -49,6 +49,7 @@ struct DeviceEventStats {
   bool has_group_id = false;
   int64_t group_id = 0;
   absl::string_view tf_op;
+  absl::string_view annotation;  // TensorFlow 2.x before `tf_op` existed.
   absl::string_view shapes;
   absl::string_view memcpy_details;
 };
@@ -74,12 +75,26 @@ DeviceEventStats ReadDeviceEventStats(const XEventVisitor& event) {
       case StatType::kMemcpyDetails:
         s.memcpy_details = stat.StrOrRefValue();
         break;
+      case StatType::kUnknown:
+        if (stat.name() == "annotation") s.annotation = stat.StrOrRefValue();
+        break;
       default:
         break;
     }
   });
   return s;
 }
+
+// Device copies by correlation id. The host call that issued a copy is a
+// launch (HOST_PREPARE), which outranks HOST_TO_DEVICE; while the copy itself
+// runs, the call's span is typed as the copy instead, so that a synchronous
+// cudaMemcpy does not hide the transfer it waits for.
+struct DeviceCopy {
+  EventType type;
+  int64_t begin_ps;
+  int64_t end_ps;
+};
+using MemcpyTypeMap = absl::flat_hash_map<int64_t, DeviceCopy>;
 
 // Walks the events of a device plane's stream lines in time order (k-way
 // merge; ties in line order), as the plugin's ProcessUngroupedEvents does.
@@ -126,7 +141,7 @@ class DeviceEventMerger {
 
 void ProcessDevicePlane(const XPlaneVisitor& plane, size_t plane_index,
                         XSpaceStepGroups* groups, StepDbBuilder* steps,
-                        DeviceOpMetricsBuilder* ops) {
+                        DeviceOpMetricsBuilder* ops, MemcpyTypeMap* memcpy_types) {
   // EventType from the name only, per event metadata (-1 = not computed).
   std::vector<int16_t> type_by_metadata(plane.num_event_metadata(), -1);
   int32_t last_group = -1;
@@ -140,7 +155,11 @@ void ProcessDevicePlane(const XPlaneVisitor& plane, size_t plane_index,
     if (!s.shapes.empty() && (type == kDeviceCompute16 || type == kDeviceCompute32)) {
       type = ClassifyGpuEvent(event.name(), s.shapes);
     }
-    ops->Add(s.tf_op, event.name(), duration_ps);
+    ops->Add(s.tf_op, s.annotation, event.name(), duration_ps);
+    const bool is_memcpy = type == kHostToDevice || type == kDeviceToHost || type == kDeviceToDevice;
+    if (is_memcpy && s.has_correlation_id) {
+      (*memcpy_types)[s.correlation_id] = {type, begin_ps, end_ps};
+    }
 
     int32_t group = -1;
     if (groups->pregrouped) {
@@ -154,7 +173,7 @@ void ProcessDevicePlane(const XPlaneVisitor& plane, size_t plane_index,
     steps->AddDeviceMarker(group, plane_index, begin_ps, end_ps);
     if (!s.has_correlation_id) return;
     steps->AddDeviceEvent(group, {begin_ps, end_ps, type});
-    if (type == kHostToDevice || type == kDeviceToHost || type == kDeviceToDevice) {
+    if (is_memcpy) {
       steps->AddMemoryTransfer(group, type, duration_ps, ParseNumBytes(s.memcpy_details));
     }
   });
@@ -187,6 +206,7 @@ const HostKind& KindOf(const XEventVisitor& event, std::vector<HostKind>* kinds)
 
 struct HostEventStats {
   bool has_correlation_id = false;
+  int64_t correlation_id = 0;
   bool is_root = false;
   bool has_step_name = false;
   absl::string_view ipl_stage_name;
@@ -197,7 +217,10 @@ HostEventStats ReadHostEventStats(const XEventVisitor& event) {
   HostEventStats s;
   event.ForEachStat([&](const XStatVisitor& stat) {
     switch (stat.type()) {
-      case StatType::kCorrelationId: s.has_correlation_id = true; break;
+      case StatType::kCorrelationId:
+        s.has_correlation_id = true;
+        s.correlation_id = stat.IntOrUintValue();
+        break;
       case StatType::kIsRoot: s.is_root = stat.IntValue() != 0; break;
       case StatType::kStepName: s.has_step_name = true; break;
       case StatType::kIplStageName: s.ipl_stage_name = stat.StrOrRefValue(); break;
@@ -250,8 +273,8 @@ struct OpenHostEvent {
 };
 
 void ProcessHostPlane(const XPlaneVisitor& plane, const XSpaceStepGroups& groups,
-                      StepWindowMode mode, bool has_device, StepDbBuilder* steps,
-                      InputOpMetricsBuilder* input_ops) {
+                      StepWindowMode mode, bool has_device, const MemcpyTypeMap& memcpy_types,
+                      StepDbBuilder* steps, InputOpMetricsBuilder* input_ops) {
   const bool collect_spans = mode != StepWindowMode::kDeviceOnly;
   const RootSpanIndex root_spans(groups.groups);
   std::vector<HostKind> kinds(plane.num_event_metadata());
@@ -305,6 +328,22 @@ void ProcessHostPlane(const XPlaneVisitor& plane, const XSpaceStepGroups& groups
       if (type == kHostCompute || type == kHostWaitInput) {
         if (has_device && (s.has_correlation_id || kind.executor_process)) {
           type = kHostPrepare;
+          auto copy = s.has_correlation_id ? memcpy_types.find(s.correlation_id)
+                                           : memcpy_types.end();
+          if (copy != memcpy_types.end()) {
+            // [launch | copy | launch], each part clipped to the call.
+            const DeviceCopy& c = copy->second;
+            const int64_t copy_begin = std::clamp(c.begin_ps, clipped_begin, clipped_end);
+            const int64_t copy_end = std::clamp(c.end_ps, copy_begin, clipped_end);
+            if (copy_begin > clipped_begin) {
+              steps->AddHostEvent(group, {clipped_begin, copy_begin, kHostPrepare});
+            }
+            if (copy_end > copy_begin) steps->AddHostEvent(group, {copy_begin, copy_end, c.type});
+            if (clipped_end > copy_end) {
+              steps->AddHostEvent(group, {copy_end, clipped_end, kHostPrepare});
+            }
+            continue;
+          }
         } else if (is_stage && !parent_in_stage) {
           type = kHostWaitInput;
         }
@@ -384,12 +423,15 @@ absl::StatusOr<StepAnalysis> ConvertXSpaceToStepAnalysis(const xplane::XSpaceDat
   XSpaceStepGroups groups = GroupXSpaceSteps(space, host ? &*host : nullptr);
   StepDbBuilder steps(gpu_planes.size());
   DeviceOpMetricsBuilder device_ops;
+  MemcpyTypeMap memcpy_types;
   for (size_t i = 0; i < gpu_planes.size(); ++i) {
     XPlaneVisitor plane(&space, gpu_planes[i], base_ns);
-    ProcessDevicePlane(plane, i, &groups, &steps, &device_ops);
+    ProcessDevicePlane(plane, i, &groups, &steps, &device_ops, &memcpy_types);
   }
   InputOpMetricsBuilder input_ops;
-  if (host) ProcessHostPlane(*host, groups, mode, has_device, &steps, &input_ops);
+  if (host) {
+    ProcessHostPlane(*host, groups, mode, has_device, memcpy_types, &steps, &input_ops);
+  }
 
   StepDbBuilder::Result built =
       steps.Build(groups.groups, mode, options.drop_incomplete_steps);

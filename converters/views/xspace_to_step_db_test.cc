@@ -236,6 +236,29 @@ TEST(ConvertXSpaceToStepAnalysisTest, WithHostAttributesRootlessThreadsByTime) {
                                                              {kDeviceCompute32, 10}}));
 }
 
+TEST(ConvertXSpaceToStepAnalysisTest, WithHostACopyIsNotHiddenByItsHostCall) {
+  StepSpaceBuilder b;
+  b.Root(1, "ProfilerStep#0", 0, 100, 0);
+  // A synchronous copy: the host call lasts until the copy is done.
+  b.Launch(1, /*begin_ps=*/10, /*duration_ps=*/30, /*correlation_id=*/1, "cudaMemcpyAsync");
+  b.Device(0, 2, "MemcpyHToD", /*begin_ps=*/20, /*duration_ps=*/15, 1);
+  b.Launch(1, /*begin_ps=*/40, /*duration_ps=*/5, /*correlation_id=*/2);
+  b.Device(0, 1, "kernel", /*begin_ps=*/50, /*duration_ps=*/40, 2);
+  const xplane::XSpaceData& space = b.Finish();
+  StepAnalysis with_host = Analyze(space, Breakdown::kWithHost);
+  ASSERT_EQ(with_host.op_stats.step_db().step_sequence_size(), 1);
+  // The call [10, 40) is a launch except while its copy [20, 35) runs.
+  EXPECT_EQ(TypePs(with_host.op_stats, 0), (std::map<int, uint64_t>{{kUnknownTime, 25},
+                                                                     {kHostToDevice, 15},
+                                                                     {kHostPrepare, 20},
+                                                                     {kDeviceCompute32, 40}}));
+  StepAnalysis device_only = Analyze(space, Breakdown::kDeviceOnly);
+  ASSERT_EQ(device_only.op_stats.step_db().step_sequence_size(), 1);
+  EXPECT_EQ(TypePs(device_only.op_stats, 0), (std::map<int, uint64_t>{{kUnknownTime, 15},
+                                                                       {kHostToDevice, 15},
+                                                                       {kDeviceCompute32, 40}}));
+}
+
 TEST(ConvertXSpaceToStepAnalysisTest, CpuOnlyProfileUsesHostSteps) {
   StepSpaceBuilder b;
   b.Root(1, "ProfilerStep#5", 0, 100, 5);
@@ -289,6 +312,40 @@ TEST(ConvertXSpaceToStepAnalysisTest, TopDeviceOpsUseTfOpThenKernelName) {
   EXPECT_TRUE(a.tensor_core_by_op.at("aten::mm").using_tensor_core);
   EXPECT_TRUE(a.tensor_core_by_op.at("aten::mm").eligible);
   EXPECT_FALSE(a.tensor_core_by_op.at("elementwise_kernel").eligible);
+}
+
+TEST(ConvertXSpaceToStepAnalysisTest, TensorFlowAnnotationNamesTheOp) {
+  StepSpaceBuilder b;
+  const uint32_t annotation = b.Gpu(0)->GetOrCreateStatMetadata("annotation");
+  b.Device(0, 1, "void tensorflow::BiasNHWCKernel<float>", 0, 30, 1)
+      .AddRef(annotation, "model/dense/BiasAdd:BiasAdd#shape=(float[4,8])#::#edge_name=x#");
+  b.Device(0, 1, "void tensorflow::BiasNHWCKernel<float>", 40, 10, 2)
+      .AddRef(annotation, "model/dense/BiasAdd:BiasAdd#shape=(float[2,8])#");
+  StepAnalysis a = Analyze(b.Finish(), Breakdown::kWithHost);
+  const auto& db = a.op_stats.device_op_metrics_db();
+  ASSERT_EQ(db.metrics_db_size(), 1);
+  EXPECT_EQ(db.metrics_db(0).name(), "model/dense/BiasAdd");
+  EXPECT_EQ(db.metrics_db(0).category(), "BiasAdd");
+  EXPECT_EQ(db.metrics_db(0).occurrences(), 2u);
+}
+
+TEST(OpNameOfAnnotationTest, FirstNamedLevelWithoutMetadata) {
+  EXPECT_EQ(OpNameOfAnnotation("a/b:MatMul#shape=(float[2])#"), "a/b:MatMul");
+  EXPECT_EQ(OpNameOfAnnotation("#edge_name=x#::a:Recv"), "a:Recv");
+  EXPECT_EQ(OpNameOfAnnotation("a:Recv#from=x#::#edge_name=y#"), "a:Recv");
+  EXPECT_EQ(OpNameOfAnnotation("##"), "");
+}
+
+TEST(ParseFrameworkOpTest, TensorFlowPyTorchAndOther) {
+  FrameworkOp tf = ParseFrameworkOp("replica_4/Tile:Tile");
+  EXPECT_EQ(tf.name, "replica_4/Tile");
+  EXPECT_EQ(tf.category, "Tile");
+  FrameworkOp pt = ParseFrameworkOp("aten::convolution_backward");
+  EXPECT_EQ(pt.name, "aten::convolution_backward");
+  EXPECT_EQ(pt.category, "aten");
+  FrameworkOp other = ParseFrameworkOp("my op");
+  EXPECT_EQ(other.name, "my op");
+  EXPECT_EQ(other.category, "Unknown");
 }
 
 TEST(ConvertXSpaceToStepAnalysisTest, InputOpsAggregateDataLoaderIterations) {

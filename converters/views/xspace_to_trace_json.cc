@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -66,8 +67,9 @@ std::vector<PlaneOut> SelectPlanes(const xplane::XSpaceData& space) {
   for (PlaneOut& p : out) {
     p.sort_index = p.pid == kHostPid ? 0 : p.pid;
   }
-  std::stable_sort(out.begin(), out.end(),
-                   [](const PlaneOut& a, const PlaneOut& b) { return a.sort_index < b.sort_index; });
+  std::stable_sort(out.begin(), out.end(), [](const PlaneOut& a, const PlaneOut& b) {
+    return a.sort_index < b.sort_index;
+  });
   return out;
 }
 
@@ -118,33 +120,6 @@ std::string LineName(const xplane::XLineVisitor& line) {
   return absl::StrCat("Thread ", line.id());
 }
 
-void WriteStatValue(const xplane::XStatVisitor& stat, JsonTextWriter* out) {
-  switch (stat.kind()) {
-    case xplane::StatKind::kInt64:
-      out->Int(stat.IntValue());
-      break;
-    case xplane::StatKind::kUint64:
-      out->Uint(stat.UintValue());
-      break;
-    case xplane::StatKind::kDouble:
-      out->Double(stat.DoubleValue());
-      break;
-    case xplane::StatKind::kStr:
-    case xplane::StatKind::kRef:
-      out->String(stat.StrOrRefValue());
-      break;
-    case xplane::StatKind::kBytes:
-      out->String(absl::StrCat("<", stat.BytesValue().size(), " bytes>"));
-      break;
-    case xplane::StatKind::kCompressedStr:
-      out->String("<compressed string>");
-      break;
-    case xplane::StatKind::kNone:
-      out->Raw("null");
-      break;
-  }
-}
-
 // The "traceEvents" array being written.
 struct EventList {
   JsonTextWriter* out;
@@ -159,9 +134,8 @@ struct EventList {
 };
 
 // Writes the start of a "ph":"M" event; no `tid` for a process-level event.
-JsonTextWriter* WriteMetadataHead(absl::string_view kind, int64_t pid,
-                                  std::optional<int64_t> tid, absl::string_view arg,
-                                  EventList* list) {
+JsonTextWriter* WriteMetadataHead(absl::string_view kind, int64_t pid, std::optional<int64_t> tid,
+                                  absl::string_view arg, EventList* list) {
   JsonTextWriter* out = list->Next();
   out->Raw("{\"ph\":\"M\",\"pid\":");
   out->Int(pid);
@@ -203,11 +177,82 @@ void WriteStringArray(absl::string_view key, const std::vector<std::string>& val
   out->Raw("]");
 }
 
+// JSON text of names and strings that repeat across one plane's events,
+// escaped once: event names, stat keys and ref (interned) string values.
+class PlaneStrings {
+ public:
+  explicit PlaneStrings(const xplane::XPlaneVisitor& plane)
+      : event_names_(plane.num_event_metadata()), stat_keys_(plane.raw().stat_metadata.size()) {}
+
+  const std::string& EventName(const xplane::XEventVisitor& event) {
+    std::string& text = event_names_[event.metadata_index()];
+    if (text.empty()) {
+      const absl::string_view display = event.display_name();
+      AppendJsonString(display.empty() ? event.name() : display, &text);
+    }
+    return text;
+  }
+
+  const std::string& StatKey(const xplane::XStatVisitor& stat) {
+    std::string& text = stat_keys_[stat.metadata_index()];
+    if (text.empty()) {
+      AppendJsonString(stat.name(), &text);
+      text.push_back(':');
+    }
+    return text;
+  }
+
+  // Ref values point into the space's string pool, so the address is a key.
+  const std::string& RefValue(absl::string_view value) {
+    auto [it, inserted] = ref_values_.try_emplace(value.data());
+    if (inserted) AppendJsonString(value, &it->second);
+    return it->second;
+  }
+
+ private:
+  std::vector<std::string> event_names_;
+  std::vector<std::string> stat_keys_;
+  absl::flat_hash_map<const char*, std::string> ref_values_;
+};
+
+void AppendStatValue(const xplane::XStatVisitor& stat, PlaneStrings* strings, std::string* buf) {
+  switch (stat.kind()) {
+    case xplane::StatKind::kInt64:
+      absl::StrAppend(buf, stat.IntValue());
+      break;
+    case xplane::StatKind::kUint64:
+      absl::StrAppend(buf, stat.UintValue());
+      break;
+    case xplane::StatKind::kDouble:
+      AppendJsonDouble(stat.DoubleValue(), buf);
+      break;
+    case xplane::StatKind::kStr:
+      AppendJsonString(stat.StrOrRefValue(), buf);
+      break;
+    case xplane::StatKind::kRef: {
+      const absl::string_view value = stat.StrOrRefValue();
+      if (value.empty()) {
+        buf->append("\"\"");
+      } else {
+        buf->append(strings->RefValue(value));
+      }
+      break;
+    }
+    case xplane::StatKind::kBytes:
+      AppendJsonString(absl::StrCat("<", stat.BytesValue().size(), " bytes>"), buf);
+      break;
+    case xplane::StatKind::kCompressedStr:
+      buf->append("\"<compressed string>\"");
+      break;
+    case xplane::StatKind::kNone:
+      buf->append("null");
+      break;
+  }
+}
+
 // Writes one "X" (duration > 0) or "i" event with its stats as args.
-// `escaped_name` is the JSON-quoted event name.
-void WriteEvent(const xplane::XEventVisitor& event, int64_t pid, int64_t tid,
-                absl::string_view escaped_name, std::vector<uint32_t>* seen_stats,
-                EventList* list) {
+void WriteEvent(const xplane::XEventVisitor& event, int64_t pid, int64_t tid, PlaneStrings* strings,
+                std::vector<uint32_t>* seen_stats, EventList* list) {
   JsonTextWriter* out = list->Next();
   std::string* buf = out->buffer();
   const bool has_duration = event.duration_ps() > 0;
@@ -219,18 +264,13 @@ void WriteEvent(const xplane::XEventVisitor& event, int64_t pid, int64_t tid,
     AppendPicosAsMicros(event.duration_ps(), buf);
   }
   buf->append(",\"name\":");
-  buf->append(escaped_name.data(), escaped_name.size());
+  buf->append(strings->EventName(event));
   buf->append(",\"args\":{");
   bool first = true;
-  auto key = [&](absl::string_view name) {
-    if (!first) buf->push_back(',');
-    first = false;
-    AppendJsonString(name, buf);
-    buf->push_back(':');
-  };
   if (!event.display_name().empty() && event.display_name() != event.name()) {
-    key("long_name");
+    buf->append("\"long_name\":");
     AppendJsonString(event.name(), buf);
+    first = false;
   }
   seen_stats->clear();
   event.ForEachStat([&](const xplane::XStatVisitor& stat) {
@@ -240,8 +280,10 @@ void WriteEvent(const xplane::XEventVisitor& event, int64_t pid, int64_t tid,
       return;
     }
     seen_stats->push_back(stat.metadata_index());
-    key(stat.name());
-    WriteStatValue(stat, out);
+    if (!first) buf->push_back(',');
+    first = false;
+    buf->append(strings->StatKey(stat));
+    AppendStatValue(stat, strings, buf);
   });
   buf->append("}}");
 }
@@ -311,11 +353,10 @@ absl::StatusOr<TraceJsonSummary> WriteXSpaceAsTraceJson(const xplane::XSpaceData
     WriteNameMetadata("process_name", p.pid, std::nullopt, "name", plane.name(), &list);
     WriteSortIndexMetadata("process_sort_index", p.pid, std::nullopt, p.sort_index, &list);
     if (auto device = plane.GetStat(xplane::StatType::kGpuDeviceName); device.has_value()) {
-      WriteNameMetadata("process_labels", p.pid, std::nullopt, "labels", device->StrOrRefValue(), &list);
+      WriteNameMetadata("process_labels", p.pid, std::nullopt, "labels", device->StrOrRefValue(),
+                        &list);
     }
-    // Event names, escaped once per metadata.
-    std::vector<std::string> names(plane.num_event_metadata());
-    std::vector<bool> name_done(plane.num_event_metadata(), false);
+    PlaneStrings strings(plane);
     for (size_t l = 0; l < plane.num_lines() && out.status().ok(); ++l) {
       const xplane::XLineVisitor line = plane.line(l);
       const int64_t tid = line.id();
@@ -325,13 +366,7 @@ absl::StatusOr<TraceJsonSummary> WriteXSpaceAsTraceJson(const xplane::XSpaceData
         const xplane::XEventVisitor event = line.event(e);
         if (event.is_aggregate() || event.begin_ps() >= cutoff_ps) continue;
         ++summary.events_written;
-        const uint32_t meta = event.metadata_index();
-        if (!name_done[meta]) {
-          const absl::string_view display = event.display_name();
-          AppendJsonString(display.empty() ? event.name() : display, &names[meta]);
-          name_done[meta] = true;
-        }
-        WriteEvent(event, p.pid, tid, names[meta], &seen_stats, &list);
+        WriteEvent(event, p.pid, tid, &strings, &seen_stats, &list);
         if ((e & 1023) == 1023 && !out.MaybeFlush().ok()) break;
       }
       out.MaybeFlush().IgnoreError();  // A sink error ends the loops and is returned below.
@@ -347,11 +382,12 @@ absl::StatusOr<TraceJsonSummary> WriteXSpaceAsTraceJsonGz(const xplane::XSpaceDa
                                                           AtomicOutputFile* file) {
   TBPROF_ASSIGN_OR_RETURN(
       std::unique_ptr<GzipOutputStream> gzip,
-      GzipOutputStream::Create([file](absl::string_view bytes) { return file->Append(bytes); }));
-  TBPROF_ASSIGN_OR_RETURN(
-      TraceJsonSummary summary,
-      WriteXSpaceAsTraceJson(space, options,
-                             [&gzip](absl::string_view bytes) { return gzip->Append(bytes); }));
+      GzipOutputStream::Create([file](absl::string_view bytes) { return file->Append(bytes); },
+                               options.gzip_level));
+  TBPROF_ASSIGN_OR_RETURN(TraceJsonSummary summary,
+                          WriteXSpaceAsTraceJson(space, options, [&gzip](absl::string_view bytes) {
+                            return gzip->Append(bytes);
+                          }));
   TBPROF_RETURN_IF_ERROR(gzip->Finish());
   return summary;
 }
@@ -359,12 +395,10 @@ absl::StatusOr<TraceJsonSummary> WriteXSpaceAsTraceJsonGz(const xplane::XSpaceDa
 absl::StatusOr<std::string> ConvertXSpaceToTraceJson(const xplane::XSpaceData& space,
                                                      const TraceJsonOptions& options) {
   std::string json;
-  TBPROF_RETURN_IF_ERROR(WriteXSpaceAsTraceJson(space, options,
-                                                [&json](absl::string_view bytes) {
-                                                  json.append(bytes.data(), bytes.size());
-                                                  return absl::OkStatus();
-                                                })
-                             .status());
+  TBPROF_RETURN_IF_ERROR(WriteXSpaceAsTraceJson(space, options, [&json](absl::string_view bytes) {
+                           json.append(bytes.data(), bytes.size());
+                           return absl::OkStatus();
+                         }).status());
   return json;
 }
 

@@ -53,8 +53,9 @@ void BuildSmallSpace(xplane::XSpaceData* space) {
   xplane::XPlaneBuilder* host = builder.GetOrCreatePlane(xplane::kHostThreadsPlaneName);
   xplane::XLineBuilder* thread = host->GetOrCreateLine(/*line_id=*/42);
   thread->SetName("python \"main\"");
-  xplane::XEventBuilder launch = thread->AddEvent(host->GetOrCreateEventMetadata("cudaLaunchKernel"),
-                                                  /*offset_ps=*/1234567, /*duration_ps=*/500000);
+  xplane::XEventBuilder launch =
+      thread->AddEvent(host->GetOrCreateEventMetadata("cudaLaunchKernel"),
+                       /*offset_ps=*/1234567, /*duration_ps=*/500000);
   launch.AddInt64(host->GetOrCreateStatMetadata(StatType::kCorrelationId), 77);
   thread->AddEvent(host->GetOrCreateEventMetadata("marker"), /*offset_ps=*/3000000,
                    /*duration_ps=*/0);
@@ -81,16 +82,16 @@ TEST(XSpaceToTraceJsonTest, WritesProcessesThreadsAndEvents) {
 
   std::vector<std::string> processes;
   for (const Struct* e : EventsWith(doc, "M", "process_name")) {
-    processes.push_back(absl::StrCat(Num(*e, "pid"), "=",
-                                     e->fields().at("args").struct_value().fields().at("name")
-                                         .string_value()));
+    processes.push_back(
+        absl::StrCat(Num(*e, "pid"), "=",
+                     e->fields().at("args").struct_value().fields().at("name").string_value()));
   }
   EXPECT_THAT(processes, ::testing::ElementsAre("701=/host:CPU", "1=/device:GPU:0"));
   std::vector<std::string> threads;
   for (const Struct* e : EventsWith(doc, "M", "thread_name")) {
-    threads.push_back(absl::StrCat(Num(*e, "pid"), "/", Num(*e, "tid"), "=",
-                                   e->fields().at("args").struct_value().fields().at("name")
-                                       .string_value()));
+    threads.push_back(
+        absl::StrCat(Num(*e, "pid"), "/", Num(*e, "tid"), "=",
+                     e->fields().at("args").struct_value().fields().at("name").string_value()));
   }
   EXPECT_THAT(threads, ::testing::ElementsAre("701/42=python \"main\"", "1/7=Stream #7"));
 
@@ -100,9 +101,9 @@ TEST(XSpaceToTraceJsonTest, WritesProcessesThreadsAndEvents) {
   EXPECT_DOUBLE_EQ(Num(*launches[0], "dur"), 0.5);
   EXPECT_EQ(Num(*launches[0], "pid"), 701);
   EXPECT_EQ(Num(*launches[0], "tid"), 42);
-  EXPECT_EQ(launches[0]->fields().at("args").struct_value().fields().at("correlation_id")
-                .number_value(),
-            77);
+  EXPECT_EQ(
+      launches[0]->fields().at("args").struct_value().fields().at("correlation_id").number_value(),
+      77);
   // Exact decimals in the text, not just close doubles.
   EXPECT_THAT(*json, HasSubstr("\"ts\":1.234567,\"dur\":0.5,"));
   EXPECT_THAT(*json, HasSubstr("\"ts\":2.000001,\"dur\":0.999999,"));
@@ -131,7 +132,8 @@ TEST(XSpaceToTraceJsonTest, WritesProcessesThreadsAndEvents) {
   EXPECT_FALSE(metadata.at("tbprof_truncated").bool_value());
   EXPECT_EQ(metadata.at("warnings").list_value().values(0).string_value(),
             "1 malformed event skipped");
-  EXPECT_THAT(*json, HasSubstr("\"name\":\"process_labels\",\"args\":{\"labels\":\"NVIDIA H100\"}"));
+  EXPECT_THAT(*json,
+              HasSubstr("\"name\":\"process_labels\",\"args\":{\"labels\":\"NVIDIA H100\"}"));
 }
 
 TEST(XSpaceToTraceJsonTest, MaxEventsKeepsTheEarliestEvents) {
@@ -148,8 +150,8 @@ TEST(XSpaceToTraceJsonTest, MaxEventsKeepsTheEarliestEvents) {
   builder.Finalize({.normalize_timestamps = false});
 
   std::string json;
-  absl::StatusOr<TraceJsonSummary> summary = WriteXSpaceAsTraceJson(
-      space, {.max_events = 4}, [&json](absl::string_view bytes) {
+  absl::StatusOr<TraceJsonSummary> summary =
+      WriteXSpaceAsTraceJson(space, {.max_events = 4}, [&json](absl::string_view bytes) {
         json.append(bytes.data(), bytes.size());
         return absl::OkStatus();
       });
@@ -177,10 +179,8 @@ TEST(XSpaceToTraceJsonTest, MaxEventsKeepsTheEarliestEvents) {
 TEST(XSpaceToTraceJsonTest, SinkErrorIsReturned) {
   xplane::XSpaceData space;
   BuildSmallSpace(&space);
-  absl::StatusOr<TraceJsonSummary> summary =
-      WriteXSpaceAsTraceJson(space, {}, [](absl::string_view) {
-        return absl::ResourceExhaustedError("disk full");
-      });
+  absl::StatusOr<TraceJsonSummary> summary = WriteXSpaceAsTraceJson(
+      space, {}, [](absl::string_view) { return absl::ResourceExhaustedError("disk full"); });
   EXPECT_EQ(summary.status().code(), absl::StatusCode::kResourceExhausted);
 }
 

@@ -100,6 +100,8 @@ std::string ReadCommandLine() {
   return s;
 }
 
+const char* GetEnv(const char* name) { return getenv(name); }
+
 void AtExitTrampoline() {
   if (g_collector != nullptr) g_collector->OnExit();
 }
@@ -182,7 +184,7 @@ bool Collector::LoadApi(const std::string& path) {
 
 void Collector::StartFromInjection() {
   std::vector<std::string> warnings;
-  CollectorConfig config = ConfigFromEnv(&getenv, &warnings);
+  CollectorConfig config = ConfigFromEnv(&GetEnv, &warnings);
   for (const std::string& w : warnings) std::fprintf(stderr, "tbprof: %s\n", w.c_str());
   if (config.run.empty()) {
     config.run = DefaultRunName(NowNs(CLOCK_REALTIME) / 1000000000);
@@ -200,7 +202,7 @@ void Collector::StartFromInjection() {
 
 int Collector::StartFromApi(const tbprof_options* o) {
   std::vector<std::string> warnings;
-  CollectorConfig config = ConfigFromEnv(&getenv, &warnings);
+  CollectorConfig config = ConfigFromEnv(&GetEnv, &warnings);
   for (const std::string& w : warnings) std::fprintf(stderr, "tbprof: %s\n", w.c_str());
   if (o != nullptr) {
     if (o->struct_size < sizeof(size_t)) return TBPROF_E_INVALID;

@@ -158,6 +158,19 @@ class Collector {
   std::atomic<uint64_t> records_seen_{0};
   std::atomic<uint64_t> buffers_lost_{0};
   std::array<std::atomic<uint32_t>, capture::layout::kMaxKind> observed_sizes_{};
+
+  // Names of threads that requested buffers, noted in the request callback
+  // (prctl, no allocation) because short-lived threads are gone before the
+  // writer's periodic /proc scan.
+  struct SeenThread {
+    std::atomic<uint32_t> tid{0};
+    std::atomic<bool> ready{false};
+    bool written = false;  // writer thread only
+    char name[16] = {};
+  };
+  static constexpr size_t kSeenThreads = 1024;
+  std::array<SeenThread, kSeenThreads> seen_threads_;
+  void NoteThread();
 };
 
 }  // namespace tbprof::collector

@@ -3,6 +3,9 @@
 // cuptiActivityGetNextRecord on a buffer we own).
 #include <generated_nvtx_meta.h>
 
+#include <sys/prctl.h>
+#include <unistd.h>
+
 #include <cstring>
 
 #include "src/collector/collector.h"
@@ -18,8 +21,28 @@ alignas(8) uint8_t g_discard_buffer[64 * 1024];
 
 }  // namespace
 
+void Collector::NoteThread() {
+  const auto tid = static_cast<uint32_t>(gettid());
+  size_t slot = (tid * 2654435761u) % kSeenThreads;
+  for (size_t i = 0; i < kSeenThreads; ++i, slot = (slot + 1) % kSeenThreads) {
+    SeenThread& t = seen_threads_[slot];
+    uint32_t cur = t.tid.load(std::memory_order_acquire);
+    if (cur == tid) return;
+    if (cur == 0) {
+      if (!t.tid.compare_exchange_strong(cur, tid)) {
+        if (cur == tid) return;
+        continue;
+      }
+      prctl(PR_GET_NAME, t.name, 0, 0, 0);
+      t.ready.store(true, std::memory_order_release);
+      return;
+    }
+  }
+}
+
 void Collector::OnBufferRequested(uint8_t** buffer, size_t* size, size_t* max_num_records) {
   *max_num_records = 0;
+  NoteThread();
   if (!inert_.load(std::memory_order_relaxed) && pool_ != nullptr) {
     if (uint8_t* b = pool_->Pop()) {
       *buffer = b;

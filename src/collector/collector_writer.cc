@@ -114,6 +114,9 @@ void Collector::PollDropped() {
 }
 
 void Collector::WriteThreadNames() {
+  if (thread_names_.empty()) {
+    for (SeenThread& t : seen_threads_) t.written = false;  // new capture file
+  }
   DIR* dir = opendir("/proc/self/task");
   if (dir == nullptr) return;
   std::vector<capture::ThreadName> changed;
@@ -129,6 +132,16 @@ void Collector::WriteThreadNames() {
     changed.push_back({tid, name});
   }
   closedir(dir);
+  for (SeenThread& t : seen_threads_) {
+    if (t.written || !t.ready.load(std::memory_order_acquire)) continue;
+    t.written = true;
+    uint32_t tid = t.tid.load(std::memory_order_relaxed);
+    std::string name(t.name, strnlen(t.name, sizeof(t.name)));
+    auto known = thread_names_.find(tid);
+    if (known != thread_names_.end() && known->second == name) continue;
+    thread_names_[tid] = name;
+    changed.push_back({tid, name});
+  }
   if (!changed.empty()) writer_->AppendThreadNames(changed);
 }
 

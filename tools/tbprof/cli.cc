@@ -16,6 +16,7 @@ namespace {
 const CommandSpec* const kCommands[] = {
     &kConvertCommand,
     &kInspectCommand,
+    &kReportCommand,
 };
 
 constexpr char kVersion[] = "0.1.0";

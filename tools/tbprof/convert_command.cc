@@ -94,6 +94,23 @@ std::string BaseName(const std::string& path) {
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
+// A trace in which no event survived conversion would give an empty profile;
+// that is an error, not a run to open in TensorBoard.
+absl::Status CheckSomethingConverted(const std::string& path,
+                                     const converters::ChromeJsonSummary& summary,
+                                     const XSpaceDiagnosis& diagnosis) {
+  int64_t events = 0;
+  for (const PlaneSummary& plane : diagnosis.planes) events += plane.num_events;
+  if (events > 0) return absl::OkStatus();
+  std::string message = absl::StrCat(path, ": no trace events to convert (",
+                                     FormatCount(summary.events_read), " read, ",
+                                     FormatCount(summary.events_malformed), " malformed");
+  if (!summary.malformed_examples.empty()) {
+    absl::StrAppend(&message, "; first: ", summary.malformed_examples[0]);
+  }
+  return absl::InvalidArgumentError(absl::StrCat(message, ")"));
+}
+
 int RunConvert(const std::vector<std::string>& args) {
   ConvertFlags flags;
   FlagSet flag_set;
@@ -153,6 +170,14 @@ int RunConvert(const std::vector<std::string>& args) {
     progress.Finish();
     if (!loaded.ok()) return ReportFailure(loaded.status());  // ~RunWriter cleans up.
 
+    XSpaceDiagnosis diagnosis = DiagnoseXSpace(loaded->space);
+    if (loaded->json_summary) {
+      if (absl::Status status = CheckSomethingConverted(path, *loaded->json_summary, diagnosis);
+          !status.ok()) {
+        return ReportFailure(status);
+      }
+    }
+
     HostReport report;
     report.input_path = path;
     report.format = loaded->format;
@@ -160,7 +185,7 @@ int RunConvert(const std::vector<std::string>& args) {
     report.host = flags.host.empty() ? namer.Pick(loaded->host_hint, loaded->rank, path)
                                      : namer.Pick(flags.host, -1, path);
     report.json_summary = std::move(loaded->json_summary);
-    report.diagnosis = DiagnoseXSpace(loaded->space);
+    report.diagnosis = std::move(diagnosis);
     absl::StatusOr<std::string> output = (*writer)->StageXSpace(report.host, loaded->space);
     if (!output.ok()) return ReportFailure(output.status());
     report.output_path = *output;

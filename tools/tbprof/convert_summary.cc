@@ -3,6 +3,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/match.h"
 #include "src/base/progress.h"
 
 namespace tbprof::cli {
@@ -51,7 +52,14 @@ std::string StepsLine(const XSpaceDiagnosis& d) {
 
 void AppendWarnings(const HostReport& host, std::string* out) {
   std::vector<std::string> lines;
-  if (host.json_summary && host.json_summary->events_malformed > 0) {
+  const XSpaceDiagnosis& d = host.diagnosis;
+  // The JSON converter lists malformed events in XSpace.warnings too; say it once.
+  bool warnings_mention_malformed = false;
+  for (const std::string& warning : d.warnings) {
+    if (absl::StrContains(warning, "malformed")) warnings_mention_malformed = true;
+  }
+  if (host.json_summary && host.json_summary->events_malformed > 0 &&
+      !warnings_mention_malformed) {
     std::string line = absl::StrCat(FormatCount(host.json_summary->events_malformed),
                                     " malformed events skipped");
     const auto& examples = host.json_summary->malformed_examples;
@@ -60,7 +68,6 @@ void AppendWarnings(const HostReport& host, std::string* out) {
     }
     lines.push_back(line);
   }
-  const XSpaceDiagnosis& d = host.diagnosis;
   for (size_t i = 0; i < d.errors.size() && i < kMaxExamplesShown; ++i) {
     lines.push_back(absl::StrCat("error: ", d.errors[i]));
   }

@@ -165,7 +165,8 @@ void DiagnoseTools(XSpaceDiagnosis* d) {
         d->device_events_with_op > 0
             ? absl::StrCat(FormatCount(d->device_events_with_op),
                            " GPU events attributed to framework ops")
-            : "no GPU event carries `tf_op` or `hlo_op`, so GPU time is not attributed to ops");
+            : "no GPU event carries `tf_op`, `hlo_op` or `level 0`, so GPU time is not "
+              "attributed to framework ops");
   } else {
     add("framework_op_stats", d->host_events > 0,
         d->host_events > 0 ? absl::StrCat(FormatCount(d->host_events), " host events")
@@ -261,7 +262,9 @@ XSpaceDiagnosis DiagnoseXSpace(const xplane::XSpaceData& space) {
       line.ForEachEvent([&](const xplane::XEventVisitor& event) {
         ++d.device_events;
         if (event.GetStat(StatType::kKernelDetails)) ++d.device_events_with_kernel_details;
-        if (event.GetStat(StatType::kTfOp) || event.GetStat(StatType::kHloOp)) {
+        // TensorFlow's older GPU traces name the op in "level 0".
+        if (event.GetStat(StatType::kTfOp) || event.GetStat(StatType::kHloOp) ||
+            event.GetStatByName("level 0")) {
           ++d.device_events_with_op;
         }
         std::optional<xplane::XStatVisitor> corr = event.GetStat(StatType::kCorrelationId);

@@ -8,7 +8,8 @@
 //     events carrying the same `correlation_id`, at least one of them compute;
 //   - kernel_stats: a /device:GPU:* plane whose events carry `kernel_details`;
 //   - memory_profile: MemoryAllocation/MemoryDeallocation events on /host:CPU;
-//   - framework_op_stats: device events attributed to ops (`tf_op`/`hlo_op`).
+//   - framework_op_stats: device events attributed to ops (`tf_op`, `hlo_op`,
+//     or TensorFlow's `level 0`).
 // Pure functions of the XSpace; no I/O.
 #ifndef TBPROF_TOOLS_TBPROF_INSPECT_DIAGNOSIS_H_
 #define TBPROF_TOOLS_TBPROF_INSPECT_DIAGNOSIS_H_
@@ -72,7 +73,7 @@ struct XSpaceDiagnosis {
   int64_t device_events_with_kernel_details = 0;
   int64_t device_events_with_correlation = 0;
   int64_t device_events_linked = 0;  // Whose correlation_id matches a host event's.
-  int64_t device_events_with_op = 0;  // With tf_op or hlo_op.
+  int64_t device_events_with_op = 0;  // With tf_op, hlo_op or "level 0".
   int64_t host_events = 0;
   int64_t host_events_with_correlation = 0;
 

@@ -1,0 +1,290 @@
+// tbprof report: the offline views of a trace, an XSpace or a logdir run, in
+// the terminal, as JSON, or as a self-contained HTML page.
+#include <dirent.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "converters/views/all_views.h"
+#include "converters/views/report_html.h"
+#include "converters/views/report_json.h"
+#include "converters/views/report_text.h"
+#include "src/base/output_file.h"
+#include "src/base/progress.h"
+#include "src/base/status_macros.h"
+#include "src/logdir/profile_logdir.h"
+#include "tools/tbprof/commands.h"
+#include "tools/tbprof/flags.h"
+#include "tools/tbprof/trace_inputs.h"
+
+namespace tbprof::cli {
+namespace {
+
+constexpr char kName[] = "report";
+
+constexpr char kHelp[] =
+    R"(Usage: tbprof report <trace|xplane.pb|DIR>... [flags]
+
+Computes the profile plugin's views offline and shows them without
+TensorBoard: the overview verdict and recommendations, the step-time
+breakdown, the top GPU kernels, the input-pipeline verdict and the memory
+peak with the allocations live at the peak.
+
+Inputs:
+  *.json *.json.gz *.pt.trace.json[.gz]
+            PyTorch profiler / Kineto / Chrome trace JSON (converted in memory)
+  *.xplane.pb
+            an XSpace (TensorFlow, JAX, XLA or tbprof)
+  RUN_DIR   a logdir run, DIR/plugins/profile/RUN: one section per
+            <host>.xplane.pb
+  LOGDIR    a log directory: its most recent run (by name)
+  DIR       other directories: every trace file in it, one host per file
+Several inputs make one multi-host report.
+
+Flags:
+  --json                   print one JSON object instead of text: the view
+                           protos as protobuf JSON (lowerCamelCase names);
+                           one host: {"overview", "input_pipeline",
+                           "kernel_stats", "memory_profile"}; several hosts:
+                           {"hosts": [{"host": NAME, "overview": ...}, ...]}
+  --html FILE              also write a self-contained HTML report (charts,
+                           sortable kernel table; no network access needed)
+  --breakdown MODE         step-time breakdown: with-host (default; host
+                           input wait, kernel launch and host compute count
+                           too) or device-only (the profile plugin's numbers)
+  --top N                  kernels in the terminal table (default 10)
+  --width N                terminal width (default: the terminal's, else 80)
+  --ascii                  plain ASCII output (no block bars, no µ)
+  --max-events N           fail if a trace has more than N events (0 = no limit)
+  --max-inflated-bytes N   fail if a gzip input inflates past N bytes (e.g. 16G)
+  --quiet                  no progress display
+  -h, --help               this text
+
+Examples:
+  tbprof report worker0.pt.trace.json.gz
+  tbprof report tb/plugins/profile/2025_01_31_12_00_00 --html report.html
+  tbprof report model.xplane.pb --json | python3 -m json.tool
+  tbprof report traces/ --breakdown=device-only     # one host per rank
+)";
+
+struct ReportFlags {
+  bool json = false;
+  std::string html;
+  std::string breakdown = "with-host";
+  int64_t top = 10;
+  int64_t width = 0;
+  bool ascii = false;
+  int64_t max_events = 0;
+  uint64_t max_inflated_bytes = 0;
+  bool quiet = false;
+};
+
+// One file to load and the host name to give it ("" = pick from the data).
+struct ReportSource {
+  std::string path;
+  std::string host;
+};
+
+bool IsDirectory(const std::string& path) {
+  struct stat st;
+  return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+std::string JoinPath(const std::string& dir, const std::string& name) {
+  return absl::StrCat(dir, absl::EndsWith(dir, "/") ? "" : "/", name);
+}
+
+// Names of the entries of `dir` (no hidden ones), naturally sorted.
+std::vector<std::string> ListDirectory(const std::string& dir) {
+  std::vector<std::string> names;
+  if (DIR* d = ::opendir(dir.c_str())) {
+    while (struct dirent* entry = ::readdir(d)) {
+      if (entry->d_name[0] != '.') names.push_back(entry->d_name);
+    }
+    ::closedir(d);
+  }
+  std::sort(names.begin(), names.end(), NaturalLess);
+  return names;
+}
+
+// The <host>.xplane.pb files of a run directory (empty if there are none).
+std::vector<ReportSource> RunDirectorySources(const std::string& dir) {
+  const std::string suffix = absl::StrCat(".", logdir::kXSpaceSuffix);
+  std::vector<ReportSource> sources;
+  for (const std::string& name : ListDirectory(dir)) {
+    if (name.size() > suffix.size() && absl::EndsWith(name, suffix) &&
+        !IsDirectory(JoinPath(dir, name))) {
+      sources.push_back({JoinPath(dir, name), name.substr(0, name.size() - suffix.size())});
+    }
+  }
+  return sources;
+}
+
+// Expands the command-line inputs; `*source` describes them for the title.
+absl::StatusOr<std::vector<ReportSource>> ResolveInputs(const std::vector<std::string>& inputs,
+                                                        std::string* source) {
+  std::vector<ReportSource> sources;
+  std::vector<std::string> plain;
+  for (const std::string& input : inputs) {
+    if (!IsDirectory(input)) {
+      plain.push_back(input);
+      continue;
+    }
+    std::string dir = input;
+    const std::string profile_dir = JoinPath(input, "plugins/profile");
+    if (IsDirectory(profile_dir)) {  // A logdir: take its latest run.
+      std::vector<std::string> runs;
+      for (const std::string& run : ListDirectory(profile_dir)) {
+        if (IsDirectory(JoinPath(profile_dir, run))) runs.push_back(run);
+      }
+      if (runs.empty()) {
+        return absl::NotFoundError(absl::StrCat(profile_dir, ": no runs in this log directory"));
+      }
+      dir = JoinPath(profile_dir, runs.back());
+      if (runs.size() > 1) {
+        std::fprintf(stderr, "tbprof: %s has %zu runs; reporting the latest, %s\n",
+                     input.c_str(), runs.size(), runs.back().c_str());
+      }
+    }
+    std::vector<ReportSource> run_files = RunDirectorySources(dir);
+    if (!run_files.empty()) {
+      sources.insert(sources.end(), run_files.begin(), run_files.end());
+    } else {
+      plain.push_back(dir);  // Traces, one per rank: ExpandInputs lists them.
+    }
+  }
+  if (!plain.empty()) {
+    TBPROF_ASSIGN_OR_RETURN(std::vector<std::string> files, ExpandInputs(plain));
+    for (std::string& file : files) sources.push_back({std::move(file), ""});
+  }
+  *source = inputs.size() == 1 ? inputs[0] : absl::StrCat(inputs[0], " and ", inputs.size() - 1,
+                                                          " more");
+  return sources;
+}
+
+int TerminalWidth() {
+  struct winsize ws;
+  if (::isatty(1) && ::ioctl(1, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 60) {
+    return std::min<int>(ws.ws_col, 160);
+  }
+  int columns = 0;
+  if (const char* env = std::getenv("COLUMNS"); env && absl::SimpleAtoi(env, &columns) &&
+                                                columns >= 60) {
+    return std::min(columns, 160);
+  }
+  return 80;
+}
+
+std::string BaseName(const std::string& path) {
+  size_t slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+int RunReport(const std::vector<std::string>& args) {
+  ReportFlags flags;
+  FlagSet flag_set;
+  flag_set.Bool("json", &flags.json);
+  flag_set.String("html", &flags.html);
+  flag_set.String("breakdown", &flags.breakdown);
+  flag_set.Int64("top", &flags.top);
+  flag_set.Int64("width", &flags.width);
+  flag_set.Bool("ascii", &flags.ascii);
+  flag_set.Int64("max-events", &flags.max_events);
+  flag_set.ByteSize("max-inflated-bytes", &flags.max_inflated_bytes);
+  flag_set.Bool("quiet", &flags.quiet);
+  std::vector<std::string> inputs;
+  if (absl::Status status = flag_set.Parse(args, &inputs); !status.ok()) {
+    return ReportUsageError(kName, status.message());
+  }
+  if (inputs.empty()) return ReportUsageError(kName, "no input given");
+  views::ViewOptions view_options;
+  if (absl::StatusOr<views::Breakdown> breakdown = views::ParseBreakdown(flags.breakdown);
+      breakdown.ok()) {
+    view_options.steps.breakdown = *breakdown;
+  } else {
+    return ReportUsageError(kName, absl::StrCat("--breakdown: ", breakdown.status().message()));
+  }
+  if (flags.width != 0 && flags.width < 60) {
+    return ReportUsageError(kName, "--width must be at least 60");
+  }
+
+  views::ReportInput report;
+  absl::StatusOr<std::vector<ReportSource>> sources = ResolveInputs(inputs, &report.source);
+  if (!sources.ok()) return ReportFailure(sources.status());
+  HostNamer namer;
+  for (size_t i = 0; i < sources->size(); ++i) {
+    const ReportSource& source = (*sources)[i];
+    ProgressReporter::Options progress_options;
+    progress_options.mode =
+        flags.quiet ? ProgressReporter::Mode::kQuiet : ProgressReporter::Mode::kAuto;
+    ProgressReporter progress(
+        sources->size() > 1 ? absl::StrCat("reading [", i + 1, "/", sources->size(), "] ",
+                                           BaseName(source.path))
+                            : absl::StrCat("reading ", BaseName(source.path)),
+        std::move(progress_options));
+    LoadOptions load_options;
+    load_options.max_events = flags.max_events;
+    load_options.max_inflated_bytes = flags.max_inflated_bytes;
+    load_options.progress = [&progress](uint64_t done, uint64_t total) {
+      progress.Update(done, total);
+    };
+    absl::StatusOr<LoadedInput> loaded = LoadInput(source.path, load_options);
+    progress.Finish();
+    if (!loaded.ok()) return ReportFailure(loaded.status());
+    absl::StatusOr<views::AllViews> computed = views::ComputeAllViews(loaded->space, view_options);
+    if (!computed.ok()) {
+      return ReportFailure(
+          absl::Status(computed.status().code(),
+                       absl::StrCat(source.path, ": ", computed.status().message())));
+    }
+    const std::string host = source.host.empty()
+                                 ? namer.Pick(loaded->host_hint, loaded->rank, source.path)
+                                 : namer.Pick(source.host, -1, source.path);
+    report.hosts.push_back({host, *std::move(computed)});
+  }
+
+  if (!flags.html.empty()) {
+    views::HtmlReportOptions html_options;
+    html_options.generator = "tbprof";
+    const std::string page = views::RenderHtmlReport(report, html_options);
+    if (absl::Status status =
+            WriteFileAtomically(flags.html, page, AtomicOutputFile::Overwrite::kReplace);
+        !status.ok()) {
+      return ReportFailure(status);
+    }
+  }
+  if (flags.json) {
+    absl::StatusOr<std::string> json = views::RenderJsonReport(report);
+    if (!json.ok()) return ReportFailure(json.status());
+    std::fwrite(json->data(), 1, json->size(), stdout);
+  } else {
+    views::TextReportOptions text_options;
+    text_options.width = flags.width > 0 ? static_cast<int>(flags.width) : TerminalWidth();
+    text_options.max_kernels = static_cast<int>(std::max<int64_t>(1, flags.top));
+    text_options.ascii = flags.ascii;
+    const std::string text = views::RenderTextReport(report, text_options);
+    std::fwrite(text.data(), 1, text.size(), stdout);
+  }
+  if (!flags.html.empty()) std::fprintf(stderr, "tbprof: wrote %s\n", flags.html.c_str());
+  return kExitOk;
+}
+
+}  // namespace
+
+const CommandSpec kReportCommand = {
+    kName,
+    "show the overview, step time, kernels, input pipeline and memory (text, JSON, HTML)",
+    kHelp,
+    &RunReport,
+};
+
+}  // namespace tbprof::cli

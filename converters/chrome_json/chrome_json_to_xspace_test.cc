@@ -143,6 +143,17 @@ TEST(ChromeJsonToXSpaceTest, KinetoHostEventsAndSteps) {
   auto marker = c->Find(xplane::kHostThreadsPlaneName, "marker");
   ASSERT_TRUE(marker.has_value());
   EXPECT_EQ(marker->duration_ps, 0);
+  // Work on another thread during the step is tied to the step root.
+  EXPECT_EQ(step->stats.at("_pt"), "i:0");
+  EXPECT_EQ(step->stats.at("_p"), "i:1");
+  for (const Ev& e : c->Events(xplane::kHostThreadsPlaneName)) {
+    if (e.line != "thread 101 (pt_autograd_0)") {
+      EXPECT_EQ(e.stats.count("_c"), 0u) << e.name;
+      continue;
+    }
+    EXPECT_EQ(e.stats.at("_ct"), "i:0") << e.name;
+    EXPECT_EQ(e.stats.at("_c"), "i:1") << e.name;
+  }
   // No stat named group_id anywhere.
   for (const xplane::Plane& p : c->space.planes) {
     for (const xplane::StatMetadata& m : p.stat_metadata) {

@@ -211,7 +211,7 @@ bool Cursor::SkipValue(int depth) {
     case '"':
       return ParseString(&unused, nullptr);
     case '{': {
-      if (depth + 1 > kMaxNestingDepth) return Fail(p_, "nesting deeper than 64 levels");
+      if (depth + 1 > kMaxNestingDepth) return FailTooDeep(p_);
       ++p_;
       if (!SkipWhitespace()) return false;
       if (*p_ == '}') {
@@ -237,7 +237,7 @@ bool Cursor::SkipValue(int depth) {
       }
     }
     case '[': {
-      if (depth + 1 > kMaxNestingDepth) return Fail(p_, "nesting deeper than 64 levels");
+      if (depth + 1 > kMaxNestingDepth) return FailTooDeep(p_);
       ++p_;
       if (!SkipWhitespace()) return false;
       if (*p_ == ']') {

@@ -70,6 +70,12 @@ class Cursor {
     error_message_ = message;
     return false;
   }
+  // Fails because arrays/objects nest deeper than kMaxNestingDepth.
+  bool FailTooDeep(const char* at) {
+    depth_exceeded_ = true;
+    return Fail(at, "nesting deeper than 64 levels");
+  }
+  bool depth_exceeded() const { return depth_exceeded_; }
 
   // Skips JSON whitespace. False (incomplete) if the range ends first.
   bool SkipWhitespace() {
@@ -109,6 +115,7 @@ class Cursor {
   ScanStatus status_ = ScanStatus::kOk;
   const char* error_pos_ = nullptr;
   const char* error_message_ = nullptr;
+  bool depth_exceeded_ = false;
 };
 
 // Finds the end of the value starting at `begin` without validating it:

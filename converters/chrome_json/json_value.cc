@@ -11,7 +11,7 @@ bool Parse(Cursor* c, int depth, StringArena* arena, JsonValue* out) {
   if (!c->SkipWhitespace()) return false;
   char ch = *c->pos();
   if (ch == '{' || ch == '[') {
-    if (depth + 1 > kMaxNestingDepth) return c->Fail(c->pos(), "nesting deeper than 64 levels");
+    if (depth + 1 > kMaxNestingDepth) return c->FailTooDeep(c->pos());
     bool object = ch == '{';
     out->kind = object ? ValueKind::kObject : ValueKind::kArray;
     char close = object ? '}' : ']';

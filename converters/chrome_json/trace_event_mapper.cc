@@ -143,6 +143,7 @@ uint32_t TraceEventMapper::ThreadIndex(const Token& pid, const Token& tid, bool*
     used_line_ids_.emplace(line_id, it->second);
     t.line = HostPlane()->GetOrCreateLine(line_id);
     t.line->SetTimestampNs(base_ns_);
+    t.raw_line = &host_plane_->plane()->lines.back();  // The line just created.
   }
   last_thread_key_ = key;
   last_thread_ = it->second;
@@ -317,6 +318,9 @@ void TraceEventMapper::EmitHostEvent(uint32_t thread, const HostEvent& he, uint6
     ev.AddInt64(stat_is_root_, 1);
     ev.AddInt64(stat_step_num_, step);
     ++summary_.step_roots;
+    t.has_step_root = true;
+    step_roots_.push_back({thread, static_cast<uint32_t>(t.line->num_events() - 1), he.ts_ns,
+                           he.ts_ns + he.dur_ns});
   }
 }
 

@@ -68,6 +68,8 @@ class TraceEventMapper : public json::TraceJsonHandler {
     int64_t pid_key, tid_key;
     std::string tid_text;
     xplane::XLineBuilder* line = nullptr;
+    xplane::Line* raw_line = nullptr;
+    bool has_step_root = false;
     std::vector<OpenSpan> open;
     std::vector<OpSpan> ops;
     std::vector<Probe> probes;
@@ -123,6 +125,7 @@ class TraceEventMapper : public json::TraceJsonHandler {
   void EmitGpuEvents();
   void EmitMemoryEvents();
   void NameHostLines();
+  void LinkThreadsToSteps();
   const GpuDeviceProperties* DeviceProps(int64_t device) const;
   struct GpuPlane;
   GpuPlane& GetGpuPlane(int32_t device);
@@ -167,6 +170,13 @@ class TraceEventMapper : public json::TraceJsonHandler {
     int64_t next_line_id = 0x30000000;
   };
   absl::flat_hash_map<int32_t, GpuPlane> gpu_planes_;
+  // ProfilerStep#N roots, for LinkThreadsToSteps().
+  struct StepRoot {
+    uint32_t thread;
+    uint32_t event_index;
+    int64_t begin_ns, end_ns;
+  };
+  std::vector<StepRoot> step_roots_;
   std::vector<PendingGpuEvent> gpu_events_;
   std::vector<PendingMemoryEvent> memory_events_;
   std::vector<GpuDeviceProperties> device_props_;

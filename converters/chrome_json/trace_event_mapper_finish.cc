@@ -313,6 +313,56 @@ void TraceEventMapper::NameHostLines() {
   }
 }
 
+void TraceEventMapper::LinkThreadsToSteps() {
+  if (step_roots_.empty()) return;
+  // The plugin groups events into steps by nesting under a root on the same
+  // line. Work of the same step on other threads (PyTorch's autograd thread
+  // launches the backward kernels) is tied to the root with a
+  // producer/consumer context (_pt/_p on the root, _ct/_c on the thread's
+  // outermost events that start inside the step).
+  xplane::XPlaneBuilder* plane = HostPlane();
+  uint32_t s_pt = plane->GetOrCreateStatMetadata(StatType::kProducerType);
+  uint32_t s_p = plane->GetOrCreateStatMetadata(StatType::kProducerId);
+  uint32_t s_ct = plane->GetOrCreateStatMetadata(StatType::kConsumerType);
+  uint32_t s_c = plane->GetOrCreateStatMetadata(StatType::kConsumerId);
+  constexpr int64_t kGenericContext = 0;
+  std::sort(step_roots_.begin(), step_roots_.end(),
+            [](const StepRoot& a, const StepRoot& b) { return a.begin_ns < b.begin_ns; });
+  for (size_t i = 0; i < step_roots_.size(); ++i) {
+    const StepRoot& root = step_roots_[i];
+    xplane::XEventBuilder ev(plane, threads_[root.thread].raw_line, root.event_index);
+    ev.AddInt64(s_pt, kGenericContext);
+    ev.AddInt64(s_p, static_cast<int64_t>(i) + 1);
+  }
+  std::vector<uint32_t> order;
+  for (HostThread& t : threads_) {
+    if (t.has_step_root) continue;
+    const std::vector<xplane::Event>& events = t.raw_line->events;
+    order.resize(events.size());
+    for (uint32_t i = 0; i < events.size(); ++i) order[i] = i;
+    std::sort(order.begin(), order.end(), [&events](uint32_t a, uint32_t b) {
+      if (events[a].offset_ps != events[b].offset_ps) return events[a].offset_ps < events[b].offset_ps;
+      return events[a].duration_ps > events[b].duration_ps;
+    });
+    int64_t outer_end_ps = INT64_MIN;
+    for (uint32_t index : order) {
+      int64_t begin_ps = events[index].offset_ps;
+      if (begin_ps < outer_end_ps) continue;  // Nested in an outer event.
+      outer_end_ps = begin_ps + events[index].duration_ps;
+      int64_t begin_ns = base_ns_ + begin_ps / 1000;
+      auto it = std::upper_bound(
+          step_roots_.begin(), step_roots_.end(), begin_ns,
+          [](int64_t ts, const StepRoot& root) { return ts < root.begin_ns; });
+      if (it == step_roots_.begin()) continue;
+      --it;
+      if (begin_ns >= it->end_ns) continue;
+      xplane::XEventBuilder ev(plane, t.raw_line, index);
+      ev.AddInt64(s_ct, kGenericContext);
+      ev.AddInt64(s_c, static_cast<int64_t>(it - step_roots_.begin()) + 1);
+    }
+  }
+}
+
 absl::Status TraceEventMapper::ParseDeviceProperties(const json::JsonValue& value) {
   if (value.kind != json::ValueKind::kArray) {
     return absl::InvalidArgumentError("not an array");
@@ -357,6 +407,7 @@ ChromeJsonSummary TraceEventMapper::Finish(const json::TraceJsonReadResult& read
   AttributeToCpuOps();
   EmitGpuEvents();
   EmitMemoryEvents();
+  LinkThreadsToSteps();
   NameHostLines();
   std::vector<std::string>& warnings = space_->warnings;
   if (summary_.events_malformed > 0) {

@@ -85,7 +85,7 @@ Token* ArgSlot(TraceEventArgs* a, absl::string_view key) {
 // value.
 template <typename OnMember>
 bool ParseObject(Cursor* c, int depth, StringArena* arena, OnMember&& on_member) {
-  if (depth > kMaxNestingDepth) return c->Fail(c->pos(), "nesting deeper than 64 levels");
+  if (depth > kMaxNestingDepth) return c->FailTooDeep(c->pos());
   c->set_pos(c->pos() + 1);
   if (!c->SkipWhitespace()) return false;
   if (*c->pos() == '}') {

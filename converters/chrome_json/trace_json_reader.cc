@@ -293,17 +293,27 @@ Reader::Step Reader::DoStep() {
       }
       if (handler_->WantsTopLevelValue(key_)) {
         Cursor cursor(p, data_end());
-        if (!cursor.SkipValue(/*depth=*/1)) {
-          if (cursor.status() == ScanStatus::kIncomplete) return Step::kNeedMore;
+        const char* value_end = nullptr;
+        if (cursor.SkipValue(/*depth=*/1)) {
+          value_end = cursor.pos();
+        } else if (cursor.status() == ScanStatus::kIncomplete) {
+          return Step::kNeedMore;
+        } else if (cursor.depth_exceeded()) {
+          // Too deep to parse but well delimited: the handler gets the text
+          // and decides (its own parse reports the depth).
+          if (SkipLeniently(p, data_end(), &value_end) == ScanStatus::kIncomplete) {
+            return Step::kNeedMore;
+          }
+        } else {
           return InvalidJson(cursor.error_pos(), cursor.error_message());
         }
-        absl::string_view json(p, static_cast<size_t>(cursor.pos() - p));
+        absl::string_view json(p, static_cast<size_t>(value_end - p));
         absl::Status s = handler_->OnTopLevelValue(key_, json, OffsetOf(p));
         if (!s.ok()) {
           status_ = absl::Status(s.code(), absl::StrCat(in_->path(), ": ", s.message()));
           return Step::kError;
         }
-        Consume(cursor.pos());
+        Consume(value_end);
         state_ = State::kObjectCommaOrEnd;
         return Step::kProgress;
       }

@@ -27,7 +27,7 @@ namespace tbprof::converters::json {
 
 struct TraceJsonReaderOptions {
   // Bytes read per call (also the initial buffer size).
-  size_t chunk_bytes = 1048576;
+  size_t chunk_bytes = size_t{256} << 10;
   // Largest single trace event or delivered top-level value (the buffer
   // never grows beyond this): kResourceExhausted past it.
   size_t max_element_bytes = size_t{1} << 30;

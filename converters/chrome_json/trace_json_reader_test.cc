@@ -177,6 +177,15 @@ TEST(TraceJsonReaderTest, DeepEventsAreMalformedNotFatal) {
   ASSERT_EQ(rec.malformed.size(), 1u);
   EXPECT_THAT(rec.malformed[0], HasSubstr("nesting deeper than 64 levels"));
   EXPECT_EQ(rec.events.size(), 1u);
+
+  // A too-deep top-level value is handed over (the handler decides), not fatal.
+  std::string deep_meta = R"({"metadata": )" + std::string(70, '[') + std::string(70, ']') +
+                          R"(, "traceEvents": [{"ph": "i", "ts": 1}]})";
+  result = Read(deep_meta, {}, &rec);
+  ASSERT_TRUE(result.ok()) << result.status();
+  ASSERT_EQ(rec.top_level.size(), 1u);
+  EXPECT_THAT(rec.top_level[0], HasSubstr("metadata@13=[[["));
+  EXPECT_EQ(rec.events.size(), 1u);
 }
 
 absl::Status ReadStatus(const std::string& doc) {

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -385,33 +386,47 @@ std::string ShortenKernelName(absl::string_view name, int width, bool ascii) {
   }
   s = absl::StrReplaceAll(s, {{"(anonymous namespace)::", ""}});
   if (DisplayWidth(s) <= width) return s;
-  // Collapse template arguments: "f<a, b<c>>" -> "f<…>".
-  std::string collapsed;
+  // Drop namespaces inside template arguments: "k<at::F<int>>" -> "k<F<int>>".
+  std::string unqualified;
   int depth = 0;
-  for (char c : s) {
-    if (c == '<') {
-      if (depth++ == 0) absl::StrAppend(&collapsed, "<", Ellipsis(ascii), ">");
+  size_t word_start = 0;  // In `unqualified`, start of the current identifier.
+  for (size_t i = 0; i < s.size(); ++i) {
+    const char c = s[i];
+    if (c == '<') ++depth;
+    if (c == '>' && depth > 0) --depth;
+    if (depth > 0 && c == ':' && i + 1 < s.size() && s[i + 1] == ':') {
+      unqualified.resize(word_start);  // Remove "ns" of "ns::".
+      ++i;
       continue;
     }
-    if (c == '>' && depth > 0) {
-      --depth;
-      continue;
+    if (c == '>' && !unqualified.empty() && unqualified.back() == ' ') unqualified.pop_back();
+    unqualified.push_back(c);
+    if (!absl::ascii_isalnum(static_cast<unsigned char>(c)) && c != '_') {
+      word_start = unqualified.size();
     }
-    if (depth == 0) collapsed.push_back(c);
   }
-  if (depth == 0) s = collapsed;
+  s = unqualified;
   if (DisplayWidth(s) <= width) return s;
-  // Drop namespaces: "at::native::k<…>" -> "k<…>".
-  depth = 0;
-  for (size_t i = s.size(); i-- > 1;) {
-    if (s[i] == '>') ++depth;
-    if (s[i] == '<') --depth;
-    if (depth == 0 && s[i] == ':' && s[i - 1] == ':') {
-      s = s.substr(i + 1);
-      break;
-    }
+  const std::string dots = Ellipsis(ascii);
+  const size_t open = s.find('<');
+  std::string head = s.substr(0, open);
+  // Drop the outer namespaces if even "name<…>" does not fit.
+  if (DisplayWidth(head) + 2 + DisplayWidth(dots) > width) {
+    const size_t colon = head.rfind("::");
+    if (colon != std::string::npos) head = head.substr(colon + 2);
   }
-  return TruncateMiddle(s, width, ascii);
+  // Plain names (no template arguments) lose their middle.
+  if (open == std::string::npos) return TruncateMiddle(head, width, ascii);
+  // Keep as much of the template arguments as fits: "k<float, Fil…>".
+  const int room = width - DisplayWidth(head) - 2 - DisplayWidth(dots);
+  if (room < 0) return TruncateMiddle(head, width, ascii);
+  absl::string_view args = absl::string_view(s).substr(open + 1);
+  if (!args.empty() && args.back() == '>') args.remove_suffix(1);
+  args = absl::StripTrailingAsciiWhitespace(args);
+  if (DisplayWidth(args) <= room + DisplayWidth(dots)) return absl::StrCat(head, "<", args, ">");
+  return absl::StrCat(
+      head, "<", absl::StripTrailingAsciiWhitespace(args.substr(0, PrefixBytes(args, room))),
+      dots, ">");
 }
 
 std::string RenderHostText(const HostReport& r, const TextReportOptions& options) {

@@ -97,12 +97,20 @@ TEST(ReportTextTest, ShortenKernelName) {
   // Parameters, "void " and the anonymous namespace go first.
   EXPECT_EQ(ShortenKernelName("void ns::(anonymous namespace)::k<int>(float*, int)", 20),
             "ns::k<int>");
-  // Then template arguments.
-  EXPECT_EQ(ShortenKernelName(testing::kLongKernelName, 46, /*ascii=*/true),
-            "at::native::vectorized_elementwise_kernel<...>");
-  // Then namespaces.
-  EXPECT_EQ(ShortenKernelName(testing::kLongKernelName, 35, /*ascii=*/true),
-            "vectorized_elementwise_kernel<...>");
+  // Then namespaces inside template arguments.
+  EXPECT_EQ(ShortenKernelName(testing::kLongKernelName, 81, /*ascii=*/true),
+            "at::native::vectorized_elementwise_kernel<4, FillFunctor<float>, Array<char*, 1>>");
+  // Then template arguments are cut, keeping their start.
+  EXPECT_EQ(ShortenKernelName(testing::kLongKernelName, 60, /*ascii=*/true),
+            "at::native::vectorized_elementwise_kernel<4, FillFunctor...>");
+  // And outer namespaces when even "name<...>" would not fit.
+  EXPECT_EQ(ShortenKernelName(testing::kLongKernelName, 40, /*ascii=*/true),
+            "vectorized_elementwise_kernel<4, Fil...>");
+  // Kernels that differ only in template arguments stay apart.
+  EXPECT_NE(ShortenKernelName("void cutlass::Kernel2<cutlass_80_wmma_tensorop_bf16_s161616gemm>"
+                              "(Params)", 35),
+            ShortenKernelName("void cutlass::Kernel2<cutlass_80_tensorop_bf16_s16816gemm_relu>"
+                              "(Params)", 35));
 }
 
 TEST(ReportTextTest, ShortenKernelNameCutsTheMiddleLast) {

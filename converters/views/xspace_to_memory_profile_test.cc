@@ -142,7 +142,7 @@ TEST(XSpaceToMemoryProfileTest, TimelineSamplingKeepsThePeak) {
   xplane::XSpaceBuilder builder(&space);
   HostMemory mem(&builder);
   constexpr int kEvents = 2503;
-  constexpr int kPeakAt = 1234;
+  constexpr int kPeakAt = 1235;  // Not the first event of its box.
   for (int i = 0; i < kEvents; ++i) {
     const int64_t heap = i == kPeakAt ? 1000000 : (i % 17) * 100;
     mem.Add(Alloc(/*time_ps=*/i * 10, /*bytes=*/1, /*address=*/i, heap));

@@ -103,7 +103,10 @@ class DeviceEventMerger {
   explicit DeviceEventMerger(const XPlaneVisitor& plane) {
     for (size_t i = 0; i < plane.num_lines(); ++i) {
       XLineVisitor line = plane.line(i);
-      if (IsDerivedLine(line.id(), line.name()) || line.num_events() == 0) continue;
+      if (IsDerivedLine(line.id(), line.name()) || IsDeviceAnnotationLine(line.name()) ||
+          line.num_events() == 0) {
+        continue;
+      }
       // Aggregated events (counts, not times) sort last: stop before them.
       size_t end = line.num_events();
       while (end > 0 && line.event(end - 1).is_aggregate()) --end;
@@ -386,6 +389,10 @@ void AddDiagnostics(const xplane::XSpaceData& space, const XSpaceStepGroups& gro
 }
 
 }  // namespace
+
+bool IsDeviceAnnotationLine(absl::string_view line_name) {
+  return absl::StartsWith(line_name, "GPU annotations") || absl::StartsWith(line_name, "CUDA sync");
+}
 
 bool IsDerivedLine(int64_t line_id, absl::string_view line_name) {
   constexpr int64_t kDerivedMin = xplane::kThreadIdStepInfo;  // 0xdeadbeef

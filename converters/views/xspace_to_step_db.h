@@ -75,6 +75,12 @@ absl::StatusOr<StepAnalysis> ConvertXSpaceToStepAnalysis(const xplane::XSpaceDat
 // must not be read as streams.
 bool IsDerivedLine(int64_t line_id, absl::string_view line_name);
 
+// True for GPU-plane lines that hold no device activity: the GPU-side copies
+// of user annotations ("GPU annotations ...") and synchronization waits
+// ("CUDA sync ...") that tbprof's Kineto converter writes. They are left out
+// of the steps and the top ops (the plugin would read them as streams).
+bool IsDeviceAnnotationLine(absl::string_view line_name);
+
 }  // namespace tbprof::views
 
 #endif  // TBPROF_CONVERTERS_VIEWS_XSPACE_TO_STEP_DB_H_

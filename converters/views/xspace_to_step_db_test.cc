@@ -403,5 +403,20 @@ TEST(IsDerivedLineTest, DerivedIdsAndNames) {
   EXPECT_FALSE(IsDerivedLine(-1, "stream -1"));
 }
 
+TEST(ConvertXSpaceToStepAnalysisTest, GpuAnnotationLinesAreNotDeviceActivity) {
+  StepSpaceBuilder b;
+  b.Root(1, "ProfilerStep#0", 0, 1000, 0);
+  b.Launch(1, 10, 5, 1);
+  b.Device(0, 7, "kernel", 100, 50, 1);
+  // Kineto's gpu_user_annotation copy of the step, on its own line.
+  b.Gpu(0)->GetOrCreateLine(0x10000007)->SetName("GPU annotations (stream 7)");
+  b.Device(0, 0x10000007, "ProfilerStep#0", 90, 800, -1);
+  StepAnalysis a = Analyze(b.Finish(), Breakdown::kDeviceOnly);
+  ASSERT_EQ(a.op_stats.step_db().step_sequence_size(), 1);
+  EXPECT_EQ(Step(a.op_stats, 0).duration_ps(), 50u);
+  ASSERT_EQ(a.op_stats.device_op_metrics_db().metrics_db_size(), 1);
+  EXPECT_EQ(a.op_stats.device_op_metrics_db().metrics_db(0).name(), "kernel");
+}
+
 }  // namespace
 }  // namespace tbprof::views

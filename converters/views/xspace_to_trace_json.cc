@@ -392,6 +392,23 @@ absl::StatusOr<TraceJsonSummary> WriteXSpaceAsTraceJsonGz(const xplane::XSpaceDa
   return summary;
 }
 
+absl::StatusOr<std::string> ConvertXSpaceToTraceJsonGz(const xplane::XSpaceData& space,
+                                                       const TraceJsonOptions& options) {
+  std::string compressed;
+  TBPROF_ASSIGN_OR_RETURN(std::unique_ptr<GzipOutputStream> gzip,
+                          GzipOutputStream::Create(
+                              [&compressed](absl::string_view bytes) {
+                                compressed.append(bytes.data(), bytes.size());
+                                return absl::OkStatus();
+                              },
+                              options.gzip_level));
+  TBPROF_RETURN_IF_ERROR(WriteXSpaceAsTraceJson(space, options, [&gzip](absl::string_view bytes) {
+                           return gzip->Append(bytes);
+                         }).status());
+  TBPROF_RETURN_IF_ERROR(gzip->Finish());
+  return compressed;
+}
+
 absl::StatusOr<std::string> ConvertXSpaceToTraceJson(const xplane::XSpaceData& space,
                                                      const TraceJsonOptions& options) {
   std::string json;

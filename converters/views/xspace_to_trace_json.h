@@ -62,6 +62,11 @@ absl::StatusOr<TraceJsonSummary> WriteXSpaceAsTraceJsonGz(const xplane::XSpaceDa
                                                           const TraceJsonOptions& options,
                                                           AtomicOutputFile* file);
 
+// The gzip-compressed JSON (level options.gzip_level) as a string; only the
+// compressed bytes are ever held, for callers that stage files in memory.
+absl::StatusOr<std::string> ConvertXSpaceToTraceJsonGz(const xplane::XSpaceData& space,
+                                                       const TraceJsonOptions& options = {});
+
 // The whole JSON document as a string (small spaces and tests).
 absl::StatusOr<std::string> ConvertXSpaceToTraceJson(const xplane::XSpaceData& space,
                                                      const TraceJsonOptions& options = {});

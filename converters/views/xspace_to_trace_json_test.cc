@@ -202,6 +202,14 @@ TEST(XSpaceToTraceJsonTest, GzipFileHoldsTheSameJson) {
   absl::StatusOr<std::string> direct = ConvertXSpaceToTraceJson(space);
   ASSERT_TRUE(direct.ok());
   EXPECT_EQ(*from_file, *direct);
+  absl::StatusOr<std::string> in_memory = ConvertXSpaceToTraceJsonGz(space, {.gzip_level = 9});
+  ASSERT_TRUE(in_memory.ok()) << in_memory.status();
+  const std::string path9 = std::string(dir_template) + "/host9.trace.json.gz";
+  ASSERT_TRUE(WriteFileAtomically(path9, *in_memory, AtomicOutputFile::Overwrite::kRefuse).ok());
+  absl::StatusOr<std::string> from_memory = ReadFileToString(path9);
+  ASSERT_TRUE(from_memory.ok()) << from_memory.status();
+  EXPECT_EQ(*from_memory, *direct);
+  unlink(path9.c_str());
   unlink(path.c_str());
   rmdir(dir_template);
 }

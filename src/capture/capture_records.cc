@@ -244,6 +244,31 @@ bool DecodeKindSizes(std::string_view payload, std::vector<KindSize>* sizes) {
   return d.ok();
 }
 
+std::string EncodeCallbackNames(const std::vector<CallbackName>& names) {
+  std::string out;
+  PayloadEncoder e(&out);
+  e.U32(static_cast<uint32_t>(names.size()));
+  for (const CallbackName& n : names) {
+    e.U32(n.domain);
+    e.U32(n.cbid);
+    e.Str(n.name);
+  }
+  return out;
+}
+
+bool DecodeCallbackNames(std::string_view payload, std::vector<CallbackName>* names) {
+  PayloadDecoder d(payload);
+  uint32_t n = d.U32();
+  for (uint32_t i = 0; i < n && d.ok(); ++i) {
+    CallbackName c;
+    c.domain = d.U32();
+    c.cbid = d.U32();
+    c.name = std::string(d.Str());
+    if (d.ok()) names->push_back(std::move(c));
+  }
+  return d.ok();
+}
+
 std::string EncodeMessage(const Message& m) {
   std::string out;
   PayloadEncoder e(&out);

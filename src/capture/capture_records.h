@@ -94,6 +94,14 @@ struct ClockSample {
   int64_t uncertainty_ns = 0;      // width of the bracket
 };
 
+// Name of a CUPTI API callback id (cuptiGetCallbackName), so that offline
+// conversion needs no CUDA headers. domain: 1 driver API, 2 runtime API.
+struct CallbackName {
+  uint32_t domain = 0;
+  uint32_t cbid = 0;
+  std::string name;
+};
+
 struct Message {
   MessageSeverity severity = MessageSeverity::kInfo;
   int32_t code = 0;                // CUPTI result code or errno, 0 if none
@@ -148,6 +156,9 @@ bool DecodeClockSample(std::string_view payload, ClockSample* c);
 
 std::string EncodeKindSizes(const std::vector<KindSize>& sizes);
 bool DecodeKindSizes(std::string_view payload, std::vector<KindSize>* sizes);
+
+std::string EncodeCallbackNames(const std::vector<CallbackName>& names);
+bool DecodeCallbackNames(std::string_view payload, std::vector<CallbackName>* names);
 
 std::string EncodeMessage(const Message& m);
 bool DecodeMessage(std::string_view payload, Message* m);

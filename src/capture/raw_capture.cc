@@ -92,6 +92,14 @@ RawCapture LoadRawCaptureFrom(RawCaptureReader* reader) {
         if (ok) cap.messages.push_back(std::move(m));
         break;
       }
+      case ChunkType::kCallbackNames: {
+        std::vector<CallbackName> names;
+        ok = DecodeCallbackNames(chunk.payload, &names);
+        for (CallbackName& n : names) {
+          cap.callback_names[{n.domain, n.cbid}] = std::move(n.name);
+        }
+        break;
+      }
       case ChunkType::kTrailer: {
         Trailer t;
         ok = DecodeTrailer(chunk.payload, &t);

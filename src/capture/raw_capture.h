@@ -9,7 +9,9 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <map>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -43,6 +45,8 @@ struct RawCapture {
   std::vector<Marker> markers;
   std::vector<ClockSample> clock_samples;
   std::vector<Message> messages;
+  // (domain, cbid) -> API function name; domain 1 driver, 2 runtime.
+  std::map<std::pair<uint32_t, uint32_t>, std::string> callback_names;
   std::optional<Trailer> trailer;
   ReadStats read_stats;
   uint64_t undecodable_chunks = 0;              // known type, bad payload

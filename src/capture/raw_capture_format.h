@@ -43,6 +43,7 @@ enum class ChunkType : uint32_t {
   kKindSizes = 9,
   kMessage = 10,
   kTrailer = 11,
+  kCallbackNames = 12,
 };
 
 // Header flag bits.

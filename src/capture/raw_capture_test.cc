@@ -98,6 +98,7 @@ std::string WriteSmallCapture(const std::string& name, std::vector<uint64_t>* ch
                              /*uncertainty_ns=*/80}));
   mark(w->AppendKindSizes({{layout::kKindMemcpy, 96}}));
   mark(w->AppendMessage({MessageSeverity::kWarning, /*code=*/39, "another profiler"}));
+  mark(w->AppendCallbackNames({{/*domain=*/2, /*cbid=*/211, "cudaLaunchKernel_v7000"}}));
   Trailer t;
   t.activity_buffers = 1;
   t.activity_bytes = sizeof(api);
@@ -149,6 +150,7 @@ TEST(RawCaptureTest, RoundTripsEveryChunkType) {
   EXPECT_EQ(cap.clock_samples[0].uncertainty_ns, 80);
   ASSERT_EQ(cap.messages.size(), 1u);
   EXPECT_EQ(cap.messages[0].code, 39);
+  EXPECT_EQ((cap.callback_names.at({2, 211})), "cudaLaunchKernel_v7000");
   ASSERT_TRUE(cap.trailer.has_value());
   EXPECT_EQ(cap.trailer->end_reason, EndReason::kStopped);
   EXPECT_EQ(cap.trailer->chunks, ends.size() - 1);  // all chunks before the trailer
@@ -288,6 +290,50 @@ TEST(RawCaptureTest, WriterRefusesExistingFileAndOversizedPayload) {
   ASSERT_GE(fd, 0);
   EXPECT_EQ(RawCaptureWriter::FromFd(fd, TestHeader(), &err), nullptr);
   EXPECT_EQ(err, EBADF);
+}
+
+// Pins the byte layout documented in docs/raw_capture_format.md.
+TEST(RawCaptureTest, ByteLayoutMatchesTheDocumentation) {
+  std::string path = TempPath("layout");
+  int err = 0;
+  CaptureHeader h = TestHeader();
+  auto w = RawCaptureWriter::Create(path, h, &err);
+  ASSERT_NE(w, nullptr);
+  Trailer t;
+  t.end_reason = EndReason::kProcessExit;
+  ASSERT_TRUE(w->Finish(t));
+  std::string b = ReadFile(path);
+  auto u32 = [&](size_t off) {
+    uint32_t v;
+    std::memcpy(&v, &b[off], 4);
+    return v;
+  };
+  auto u64 = [&](size_t off) {
+    uint64_t v;
+    std::memcpy(&v, &b[off], 8);
+    return v;
+  };
+  EXPECT_EQ(b.substr(0, 8), std::string("\x89TBCAP\r\n", 8));
+  EXPECT_EQ(b.substr(8, 4), "TBCK");
+  EXPECT_EQ(u32(12), 1u);  // header type
+  const uint32_t header_size = u32(16);
+  EXPECT_EQ(u32(20), Crc32(Crc32(0, &b[12], 8), &b[24], header_size));
+  const size_t p = 24;  // header payload
+  EXPECT_EQ(u32(p + 0), 1u);  // major 1, minor 0
+  EXPECT_EQ(u32(p + 4), 130001u);
+  EXPECT_EQ(u32(p + 24), 4242u);  // pid
+  EXPECT_EQ(u32(p + 28), kHeaderFlagNameIdsInRecords);
+  EXPECT_EQ(u32(p + 36), 4u << 20);  // buffer_size
+  EXPECT_EQ(u64(p + 48), 1700000000000000000u);
+  EXPECT_EQ(u32(p + 72), h.hostname.size());
+  EXPECT_EQ(b.substr(p + 76, h.hostname.size()), h.hostname);
+  const size_t trailer = p + ((header_size + 7) / 8) * 8;
+  EXPECT_EQ(b.substr(trailer, 4), "TBCK");
+  EXPECT_EQ(u32(trailer + 4), 11u);
+  EXPECT_EQ(u32(trailer + 8), 88u);
+  EXPECT_EQ(u64(trailer + 16), 1u);  // chunks before the trailer
+  EXPECT_EQ(u32(trailer + 16 + 80), 2u);  // end reason: process exit
+  EXPECT_EQ(b.size(), trailer + 16 + 88);
 }
 
 }  // namespace

@@ -181,6 +181,9 @@ bool RawCaptureWriter::AppendClockSample(const ClockSample& c) {
 bool RawCaptureWriter::AppendKindSizes(const std::vector<KindSize>& sizes) {
   return AppendChunk(ChunkType::kKindSizes, EncodeKindSizes(sizes));
 }
+bool RawCaptureWriter::AppendCallbackNames(const std::vector<CallbackName>& names) {
+  return AppendChunk(ChunkType::kCallbackNames, EncodeCallbackNames(names));
+}
 bool RawCaptureWriter::AppendMessage(const Message& m) {
   return AppendChunk(ChunkType::kMessage, EncodeMessage(m));
 }

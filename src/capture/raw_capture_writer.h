@@ -51,6 +51,7 @@ class RawCaptureWriter {
   bool AppendClockSample(const ClockSample& c);
   bool AppendKindSizes(const std::vector<KindSize>& sizes);
   bool AppendMessage(const Message& m);
+  bool AppendCallbackNames(const std::vector<CallbackName>& names);
   // Appends any chunk; payloads above kMaxPayloadSize fail with EFBIG.
   bool AppendChunk(ChunkType type, std::string_view payload);
 

@@ -133,21 +133,24 @@ void Collector::AddMessage(MessageSeverity severity, int code, std::string text)
 std::string Collector::ExplainCuptiError(int code, const std::string& what) {
   std::string head = "CUPTI error " + std::to_string(code) + " (" + CuptiResultName(code) +
                      ") in " + what + ". ";
-  const char* tail = " GPU tracing is disabled; the job continues.";
+  const char* tail = "GPU tracing is disabled; the job continues.";
   if (code == CUPTI_ERROR_INSUFFICIENT_PRIVILEGES ||
       code == CUPTI_ERROR_VIRTUALIZED_DEVICE_INSUFFICIENT_PRIVILEGES) {
     return head +
            "This user may not profile the GPU. Run as root or with CAP_SYS_ADMIN (containers: "
            "docker run --privileged, or --cap-add SYS_ADMIN), or allow all users: put "
            "'options nvidia NVreg_RestrictProfilingToAdminUsers=0' in /etc/modprobe.d/ and "
-           "reload the nvidia kernel module (or reboot)." + tail;
+           "reload the nvidia kernel module (or reboot). " + tail;
   }
   if (code == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
     return head +
            "Another profiler already holds CUPTI's single subscriber (Nsight Systems/Compute, "
            "torch.profiler/Kineto, a TensorFlow/JAX profiler, DCGM profiling, "
            "compute-sanitizer, cuda-gdb, or an NVTX_INJECTION64_PATH pointing at libcupti). "
-           "Stop the other profiler or unset CUDA_INJECTION64_PATH." + tail;
+           "Stop the other profiler or unset CUDA_INJECTION64_PATH. " + tail;
+  }
+  if (code == CUPTI_ERROR_UNKNOWN || code == CUPTI_ERROR_NOT_INITIALIZED) {
+    return head + "(Is there a usable GPU and NVIDIA driver in this process?) " + tail;
   }
   return head + tail;
 }
@@ -396,6 +399,7 @@ int Collector::Start(const CollectorConfig& config, bool from_injection) {
     if (k.kind < written_sizes_.size()) written_sizes_[k.kind] = k.size;
   }
   thread_names_.clear();
+  for (auto& domain : named_cbids_) domain.fill(0);
   devices_written_ = false;
   cuda_ready_.store(!from_injection);
   step_.store(-1);

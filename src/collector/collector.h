@@ -159,6 +159,13 @@ class Collector {
   std::atomic<uint64_t> buffers_lost_{0};
   std::array<std::atomic<uint32_t>, capture::layout::kMaxKind> observed_sizes_{};
 
+  // API callback ids seen in completed buffers (bit per cbid; [0] driver,
+  // [1] runtime) and those already named in the capture (writer thread).
+  static constexpr uint32_t kMaxCbid = 4096;
+  std::array<std::array<std::atomic<uint64_t>, kMaxCbid / 64>, 2> seen_cbids_{};
+  std::array<std::array<uint64_t, kMaxCbid / 64>, 2> named_cbids_{};
+  void WriteCallbackNames();
+
   // Names of threads that requested buffers, noted in the request callback
   // (prctl, no allocation) because short-lived threads are gone before the
   // writer's periodic /proc scan.

@@ -6,6 +6,8 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cstddef>
 #include <cstring>
 
 #include "src/collector/collector.h"
@@ -92,6 +94,19 @@ void Collector::RewriteRecord(uint8_t* record, uint32_t kind, size_t size, bool 
     case layout::kKindOverhead:
       zero(layout::kOverheadDataOffset);
       break;
+    case layout::kKindDriver:
+    case layout::kKindRuntime: {
+      if (size < offsetof(layout::ApiRecord, start)) break;
+      uint32_t cbid;
+      std::memcpy(&cbid, record + offsetof(layout::ApiRecord, cbid), sizeof(cbid));
+      if (cbid >= kMaxCbid) break;
+      std::atomic<uint64_t>& word = seen_cbids_[kind == layout::kKindRuntime][cbid / 64];
+      const uint64_t bit = uint64_t{1} << (cbid % 64);
+      if ((word.load(std::memory_order_relaxed) & bit) == 0) {
+        word.fetch_or(bit, std::memory_order_relaxed);
+      }
+      break;
+    }
     default:
       break;
   }
@@ -100,6 +115,8 @@ void Collector::RewriteRecord(uint8_t* record, uint32_t kind, size_t size, bool 
 void Collector::OnBufferCompleted(uint8_t* buffer, uint32_t stream_id, size_t valid_size) {
   if (buffer == g_discard_buffer) {
     discarded_bytes_.fetch_add(valid_size, std::memory_order_relaxed);
+    // Keep the promise of ZEROED_OUT_ACTIVITY_BUFFER for the next hand-out.
+    std::memset(g_discard_buffer, 0, std::min(valid_size, sizeof(g_discard_buffer)));
     return;
   }
   if (inert_.load(std::memory_order_relaxed) || pool_ == nullptr || !pool_->Owns(buffer)) return;

@@ -74,6 +74,7 @@ void Collector::Drain() {
     }
   }
   if (!changed.empty()) writer_->AppendKindSizes(changed);
+  WriteCallbackNames();
   std::vector<capture::Marker> markers;
   std::vector<capture::Message> messages;
   {
@@ -143,6 +144,28 @@ void Collector::WriteThreadNames() {
     changed.push_back({tid, name});
   }
   if (!changed.empty()) writer_->AppendThreadNames(changed);
+}
+
+void Collector::WriteCallbackNames() {
+  if (api_.GetCallbackName == nullptr) return;
+  std::vector<capture::CallbackName> names;
+  for (int runtime = 0; runtime < 2; ++runtime) {
+    for (uint32_t w = 0; w < kMaxCbid / 64; ++w) {
+      uint64_t fresh = seen_cbids_[runtime][w].load(std::memory_order_relaxed) &
+                       ~named_cbids_[runtime][w];
+      named_cbids_[runtime][w] |= fresh;
+      while (fresh != 0) {
+        uint32_t cbid = w * 64 + static_cast<uint32_t>(__builtin_ctzll(fresh));
+        fresh &= fresh - 1;
+        auto domain = runtime ? CUPTI_CB_DOMAIN_RUNTIME_API : CUPTI_CB_DOMAIN_DRIVER_API;
+        const char* name = nullptr;
+        if (api_.GetCallbackName(domain, cbid, &name) == CUPTI_SUCCESS && name != nullptr) {
+          names.push_back({static_cast<uint32_t>(domain), cbid, name});
+        }
+      }
+    }
+  }
+  if (!names.empty()) writer_->AppendCallbackNames(names);
 }
 
 void Collector::WriteClockSample() { writer_->AppendClockSample(SampleClocks()); }

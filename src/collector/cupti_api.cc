@@ -58,6 +58,7 @@ bool LoadCuptiApi(const std::string& path, CuptiApi* api, std::string* error) {
   ok &= Resolve(lib, "cuptiSetThreadIdType", &api->SetThreadIdType, true, &missing);
   ok &= Resolve(lib, "cuptiGetDeviceId", &api->GetDeviceId, true, &missing);
   ok &= Resolve(lib, "cuptiNvtxInitialize2", &api->NvtxInitialize2, false, &missing);
+  ok &= Resolve(lib, "cuptiGetCallbackName", &api->GetCallbackName, false, &missing);
   if (!ok) {
     *error = std::string(name) + " lacks " + missing + " (is it CUPTI for CUDA 13?)";
     return false;

@@ -33,6 +33,8 @@ struct CuptiApi {
   CUptiResult (*ActivitySetAttribute)(CUpti_ActivityAttribute, size_t*, void*) = nullptr;
   CUptiResult (*SetThreadIdType)(CUpti_ActivityThreadIdType) = nullptr;
   CUptiResult (*GetDeviceId)(CUcontext, uint32_t*) = nullptr;
+  // Optional: names API callback ids for the capture.
+  CUptiResult (*GetCallbackName)(CUpti_CallbackDomain, uint32_t, const char**) = nullptr;
   // Optional: forwards NVTX injection to CUPTI.
   CUptiResult (*NvtxInitialize2)(const void*) = nullptr;
 };

@@ -9,12 +9,20 @@ namespace {
 constexpr char kOverflowText[] = "<tbprof: string table full>";
 
 uint64_t HashBytes(const char* s, size_t n) {
-  uint64_t h = 1469598103934665603ull;  // FNV-1a
-  for (size_t i = 0; i < n; ++i) {
-    h ^= static_cast<unsigned char>(s[i]);
-    h *= 1099511628211ull;
+  // Word-at-a-time mix (names are long: mangled kernel names).
+  uint64_t h = 0x9E3779B97F4A7C15ull ^ n;
+  while (n >= 8) {
+    uint64_t w;
+    std::memcpy(&w, s, 8);
+    h = (h ^ w) * 0xff51afd7ed558ccdull;
+    h ^= h >> 32;
+    s += 8;
+    n -= 8;
   }
-  return h;
+  uint64_t w = 0;
+  std::memcpy(&w, s, n);
+  h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
+  return h ^ (h >> 29);
 }
 
 size_t HashPtr(const void* p) {

@@ -58,6 +58,8 @@ struct State {
   bool worker_started = false;
   bool worker_paused = false;
   bool incomplete_mode = false;
+  bool stable_names = false;
+  std::map<std::string, std::unique_ptr<char[]>> stable;
   uint64_t dropped = 0;
   std::map<std::string, Injection> injections;
   std::map<std::string, uint64_t> calls;
@@ -229,7 +231,12 @@ int fakecupti_emit(const void* record, size_t size, size_t name_offset, const ch
       s.current.erase(key);
       return 1;
     }
-    if (s.zeroed_out) {
+    // A buffer handed out while CUPTI still holds it (the discard-buffer
+    // pattern for CUPTI < 27) cannot be zero; only check fresh ones.
+    bool shared = std::any_of(s.full.begin(), s.full.end(),
+                              [&](const Buffer& b) { return b.data == data; });
+    for (const auto& [k, b] : s.current) shared |= b.data == data;
+    if (s.zeroed_out && !shared) {
       for (size_t i = 0; i < std::min<size_t>(bytes, 256 * 1024); ++i) {
         if (data[i] != 0) {
           std::fprintf(stderr, "fake CUPTI: buffer not zeroed at byte %zu\n", i);
@@ -245,6 +252,16 @@ int fakecupti_emit(const void* record, size_t size, size_t name_offset, const ch
   std::memcpy(dst, record, size);
   auto set_name = [&](size_t offset, const char* text) {
     if (offset == 0 || text == nullptr) return;
+    if (s.stable_names) {
+      auto& slot = s.stable[text];
+      if (slot == nullptr) {
+        slot.reset(new char[std::strlen(text) + 1]);
+        std::strcpy(slot.get(), text);
+      }
+      const char* p = slot.get();
+      std::memcpy(dst + offset, &p, sizeof(p));
+      return;
+    }
     size_t len = std::strlen(text);
     std::unique_ptr<char[]> copy(new char[len + 1]);
     std::memcpy(copy.get(), text, len + 1);
@@ -264,6 +281,11 @@ int fakecupti_emit(const void* record, size_t size, size_t name_offset, const ch
 void fakecupti_set_incomplete(int on) {
   std::lock_guard<std::mutex> lock(S().mu);
   S().incomplete_mode = on != 0;
+}
+
+void fakecupti_set_stable_names(int on) {
+  std::lock_guard<std::mutex> lock(S().mu);
+  S().stable_names = on != 0;
 }
 
 void fakecupti_complete_all(void) {
@@ -520,6 +542,24 @@ CUptiResult CUPTIAPI cuptiSetThreadIdType(CUpti_ActivityThreadIdType) {
 CUptiResult CUPTIAPI cuptiGetDeviceId(CUcontext context, uint32_t* device_id) {
   FAKE_ENTER();
   *device_id = static_cast<uint32_t>(reinterpret_cast<uintptr_t>(context) - 0x1000);
+  return CUPTI_SUCCESS;
+}
+
+CUptiResult CUPTIAPI cuptiGetCallbackName(CUpti_CallbackDomain domain, uint32_t cbid,
+                                          const char** name) {
+  FAKE_ENTER();
+  static const std::map<std::pair<int, uint32_t>, const char*>* const kNames =
+      new std::map<std::pair<int, uint32_t>, const char*>{
+          {{CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000},
+           "cudaLaunchKernel_v7000"},
+          {{CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020},
+           "cudaMemcpyAsync_v3020"},
+          {{CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuMemsetD8Async},
+           "cuMemsetD8Async"},
+      };
+  auto it = kNames->find({domain, cbid});
+  if (it == kNames->end()) return CUPTI_ERROR_INVALID_PARAMETER;
+  *name = it->second;
   return CUPTI_SUCCESS;
 }
 

@@ -30,6 +30,10 @@ uint64_t fakecupti_now(void);
 // Returns 0 if recorded, 1 if dropped (no buffer), 2 if the kind is disabled.
 int fakecupti_emit(const void* record, size_t size, size_t name_offset, const char* name,
                    size_t name2_offset, const char* name2);
+// While on, name strings are kept at one stable address per distinct name and
+// never poisoned (as real CUPTI's per-function names); default off: a fresh
+// copy per record, poisoned after its completion callback.
+void fakecupti_set_stable_names(int on);
 // While on, buffers that receive records are "incomplete": FlushAll(0) and
 // the worker keep them; FlushAll(FORCED) or fakecupti_complete_all() releases.
 void fakecupti_set_incomplete(int on);

@@ -5,6 +5,7 @@
 // the numbers exclude disk I/O. Bytes processed are uncompressed JSON bytes.
 //
 //   build-release/tools/bench/tbprof_convert_benchmark --benchmark_min_time=1
+// Times are wall-clock (the converter may use more than one thread).
 #include <unistd.h>
 
 #include <cstdio>
@@ -79,7 +80,7 @@ void BM_ScaleTraceRewrite(benchmark::State& state) {
   }
   state.SetBytesProcessed(static_cast<int64_t>(bytes));
 }
-BENCHMARK(BM_ScaleTraceRewrite)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ScaleTraceRewrite)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 // Parse + build + finalize the XSpace.
 void BM_ConvertChromeJsonToXSpace(benchmark::State& state) {
@@ -100,7 +101,7 @@ void BM_ConvertChromeJsonToXSpace(benchmark::State& state) {
   state.counters["events/s"] = benchmark::Counter(static_cast<double>(events),
                                                   benchmark::Counter::kIsRate);
 }
-BENCHMARK(BM_ConvertChromeJsonToXSpace)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ConvertChromeJsonToXSpace)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 // Writing the xplane.pb bytes of an already converted space.
 void BM_SerializeXSpace(benchmark::State& state) {
@@ -118,7 +119,7 @@ void BM_SerializeXSpace(benchmark::State& state) {
   }
   state.SetBytesProcessed(static_cast<int64_t>(bytes));
 }
-BENCHMARK(BM_SerializeXSpace)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_SerializeXSpace)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace
 }  // namespace tbprof::bench

@@ -28,6 +28,8 @@ WRITE_DOC=1
 DOC="$ROOT/docs/benchmarks.md"
 JOBS=2
 CMAKE_ARGS=()
+TBPROF=""
+SCALER=""
 
 usage() {
   cat <<EOF
@@ -40,6 +42,8 @@ usage: scripts/benchmark.sh [options] [BUILD_DIR]
   --runs N          repeat each measurement N times, report the fastest (default: 1)
   --jobs N          build parallelism (default: 2)
   --cmake-arg ARG   extra argument for the cmake configure step (repeatable)
+  --tbprof PATH     use this tbprof binary (implies --no-build unless --scaler is missing)
+  --scaler PATH     use this tbprof_scale_trace binary
   --no-doc          do not update docs/benchmarks.md
   --check           exit 1 when a quality bar fails
 EOF
@@ -55,6 +59,8 @@ while [[ $# -gt 0 ]]; do
     --runs) RUNS="$2"; shift 2 ;;
     --jobs) JOBS="$2"; shift 2 ;;
     --cmake-arg) CMAKE_ARGS+=("$2"); shift 2 ;;
+    --tbprof) TBPROF="$2"; shift 2 ;;
+    --scaler) SCALER="$2"; shift 2 ;;
     --no-doc) WRITE_DOC=0; shift ;;
     --check) CHECK=1; shift ;;
     -h|--help) usage; exit 0 ;;
@@ -70,6 +76,7 @@ command -v python3 >/dev/null || { echo "benchmark.sh: needs python3" >&2; exit 
 log() { echo "[benchmark] $*" >&2; }
 
 # ---------------------------------------------------------------- build
+[[ -n "$TBPROF" && -n "$SCALER" ]] && BUILD=0
 if [[ $BUILD -eq 1 ]]; then
   launcher=()
   command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
@@ -78,14 +85,21 @@ if [[ $BUILD -eq 1 ]]; then
     generator=(-G Ninja)
   fi
   log "configuring $BUILD_DIR (Release)"
-  CCACHE_NOHASHDIR=1 cmake -S "$ROOT" -B "$BUILD_DIR" "${generator[@]}" "${launcher[@]}" \
-    -DCMAKE_BUILD_TYPE=Release -DTBPROF_BUILD_TESTS=OFF -DTBPROF_BUILD_BENCHMARKS=OFF \
-    "${CMAKE_ARGS[@]}" >/dev/null
+  mkdir -p "$BUILD_DIR"
+  if ! CCACHE_NOHASHDIR=1 cmake -S "$ROOT" -B "$BUILD_DIR" "${generator[@]}" "${launcher[@]}" \
+      -DCMAKE_BUILD_TYPE=Release -DTBPROF_BUILD_TESTS=OFF -DTBPROF_BUILD_BENCHMARKS=OFF \
+      "${CMAKE_ARGS[@]}" >"$BUILD_DIR/benchmark-build.log" 2>&1; then
+    tail -n 30 "$BUILD_DIR/benchmark-build.log" >&2; log "configure failed"; exit 2
+  fi
   log "building tbprof tbprof_scale_trace"
-  CCACHE_NOHASHDIR=1 cmake --build "$BUILD_DIR" --target tbprof tbprof_scale_trace -j "$JOBS" >/dev/null
+  if ! CCACHE_NOHASHDIR=1 cmake --build "$BUILD_DIR" --target tbprof tbprof_scale_trace \
+      -j "$JOBS" >>"$BUILD_DIR/benchmark-build.log" 2>&1; then
+    grep -E 'error|FAILED' "$BUILD_DIR/benchmark-build.log" | head -n 20 >&2
+    log "build failed (full log: $BUILD_DIR/benchmark-build.log)"; exit 2
+  fi
 fi
-TBPROF="$BUILD_DIR/tools/tbprof/tbprof"
-SCALER="$BUILD_DIR/tools/bench/tbprof_scale_trace"
+TBPROF="${TBPROF:-$BUILD_DIR/tools/tbprof/tbprof}"
+SCALER="${SCALER:-$BUILD_DIR/tools/bench/tbprof_scale_trace}"
 for bin in "$TBPROF" "$SCALER"; do
   [[ -x "$bin" ]] || { echo "benchmark.sh: $bin is missing (build it or drop --no-build)" >&2; exit 2; }
 done
@@ -116,21 +130,24 @@ grep -q -- '--quiet' <<<"$HELP" && CONVERT_FLAGS+=(--quiet)
 HAS_NO_VIEWS=0
 grep -q -- '--no-views' <<<"$HELP" && HAS_NO_VIEWS=1
 
-ROWS=()  # "name|input|seconds|rss_kb"
+ROWS=()  # "name|input|wall_s|rss_kb|cpu_s"
 measure() {  # name input_label command...
   local name="$1" label="$2"; shift 2
-  local best_s="" best_kb=0 r s kb
+  local best_s="" best_cpu="" best_kb=0 r s kb user sys
   for ((r = 1; r <= RUNS; r++)); do
-    if ! /usr/bin/time -f '%e %M' -o "$WORK_DIR/time.txt" "$@" >"$WORK_DIR/last.log" 2>&1; then
+    if ! /usr/bin/time -f '%e %M %U %S' -o "$WORK_DIR/time.txt" "$@" >"$WORK_DIR/last.log" 2>&1; then
       log "FAILED: $*"; tail -n 20 "$WORK_DIR/last.log" >&2
       exit 1
     fi
-    read -r s kb < <(tail -n 1 "$WORK_DIR/time.txt")
-    if [[ -z "$best_s" ]] || awk -v a="$s" -v b="$best_s" 'BEGIN { exit !(a < b) }'; then best_s="$s"; fi
+    read -r s kb user sys < <(tail -n 1 "$WORK_DIR/time.txt")
+    if [[ -z "$best_s" ]] || awk -v a="$s" -v b="$best_s" 'BEGIN { exit !(a < b) }'; then
+      best_s="$s"
+      best_cpu=$(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.2f", u + s }')
+    fi
     (( kb > best_kb )) && best_kb=$kb
   done
-  log "$name ($label): ${best_s}s, peak RSS $((best_kb * 1024 / 1000000)) MB"
-  ROWS+=("$name|$label|$best_s|$best_kb")
+  log "$name ($label): ${best_s}s wall, ${best_cpu}s CPU, peak RSS $((best_kb * 1024 / 1000000)) MB"
+  ROWS+=("$name|$label|$best_s|$best_kb|$best_cpu")
 }
 
 LOGDIR="$WORK_DIR/logdir"
@@ -156,16 +173,19 @@ import sys
 json_bytes, gz_bytes, has_no_views, xplane_bytes = (int(x) for x in sys.argv[1:5])
 rows = [r.split("|") for r in sys.argv[5:]]
 mb = json_bytes / 1e6
-base_s = float(rows[0][2])
-lines = ["| step | input | seconds | MB/s (of JSON) | peak RSS MB | speedup vs json.load | RSS / JSON size |",
-         "|---|---|---:|---:|---:|---:|---:|"]
+base_s, base_cpu = float(rows[0][2]), float(rows[0][4])
+lines = ["| step | input | wall s | MB/s (of JSON) | peak RSS MB | speedup vs json.load | RSS / JSON size | CPU s (user+sys) | CPU-time speedup |",
+         "|---|---|---:|---:|---:|---:|---:|---:|---:|"]
 by = {}
-for name, label, s, kb in rows:
-    s, rss_bytes = float(s), int(kb) * 1024
+for name, label, s, kb, cpu in rows:
+    s, rss_bytes, cpu = float(s), int(kb) * 1024, float(cpu)
     by[(name, label)] = (s, rss_bytes)
-    speed = "1.0x" if name.startswith("python") else "%.1fx" % (base_s / max(s, 0.005))
-    lines.append("| %s | %s | %.2f | %.0f | %.0f | %s | %.2f |" % (
-        name, label, s, mb / max(s, 0.005), rss_bytes / 1e6, speed, rss_bytes / json_bytes))
+    python = name.startswith("python")
+    speed = "1.0x" if python else "%.1fx" % (base_s / max(s, 0.005))
+    cpu_speed = "1.0x" if python else "%.1fx" % (base_cpu / max(cpu, 0.005))
+    lines.append("| %s | %s | %.2f | %.0f | %.0f | %s | %.2f | %.2f | %s |" % (
+        name, label, s, mb / max(s, 0.005), rss_bytes / 1e6, speed, rss_bytes / json_bytes,
+        cpu, cpu_speed))
 convert = "tbprof convert --no-views" if has_no_views else "tbprof convert"
 conv_s = by[(convert, "json")][0]
 speedup = base_s / max(conv_s, 0.005)
@@ -191,12 +211,13 @@ BARS_FAILED=$(sed -n 's/^BARS_FAILED=//p' "$WORK_DIR/bars.txt")
 cpu="$(lscpu 2>/dev/null | sed -n 's/^Model name: *//p' | head -n 1)"
 mem="$(free -g | awk '/^Mem:/ { print $2 " GB total, " $7 " GB available" }')"
 load="$(cut -d' ' -f1-3 /proc/loadavg)"
-build_type="$(sed -n 's/^CMAKE_BUILD_TYPE:[A-Z]*=//p' "$BUILD_DIR/CMakeCache.txt" 2>/dev/null || true)"
+tbprof_build="$(cd "$(dirname "$TBPROF")/../.." && pwd)"
+build_type="$(sed -n 's/^CMAKE_BUILD_TYPE:[A-Z]*=//p' "$tbprof_build/CMakeCache.txt" 2>/dev/null || true)"
 commit="$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)"
 SNIPPET="### $(date '+%Y-%m-%d %H:%M %Z') — $(basename "$INPUT") scaled to $JSON_MB MB
 
 Machine: $(nproc) cores (${cpu:-unknown CPU}), $mem; load average before the run: $load.
-Build: ${build_type:-unknown type}, commit $commit (plus uncommitted changes, if any). Runs per measurement: $RUNS (fastest kept).
+tbprof: ${TBPROF#$ROOT/} (${build_type:-unknown} build), commit $commit (plus uncommitted changes, if any). Runs per measurement: $RUNS (fastest kept).
 
 $REPORT"
 

@@ -141,7 +141,8 @@ TEST(ViewsStepsTest, DataLoaderWorkersChangeTheInputVerdict) {
   ASSERT_GT(ipa0.input_op_details_size(), 0);
   EXPECT_THAT(ipa0.input_op_details(0).op_name(), HasSubstr("DataLoader"));
   // And the overview page recommends DataLoader workers for the first run.
-  tensorflow::profiler::OverviewPage page0 = views::ConvertStepAnalysisToOverviewPage(run0.with_host);
+  tensorflow::profiler::OverviewPage page0 =
+      views::ConvertStepAnalysisToOverviewPage(run0.with_host);
   ASSERT_GT(page0.recommendation().input_tips_size(), 0);
   EXPECT_THAT(page0.recommendation().input_tips(0).link(), HasSubstr("num_workers"));
   EXPECT_TRUE(page0.run_environment().is_training());
@@ -150,26 +151,6 @@ TEST(ViewsStepsTest, DataLoaderWorkersChangeTheInputVerdict) {
   // The plugin's own (device-only) numbers cannot see the DataLoader wait.
   auto dev0 = views::ConvertOpStatsToInputPipelineAnalysis(run0.device_only.op_stats);
   EXPECT_LT(dev0.input_percent(), ipa0.input_percent());
-}
-
-TEST(ViewsStepsTest, ScratchAll) {
-  for (std::string f : {"/kineto/h100_bert_small_inference.json.gz", "/kineto/h100_qwen_inference.json.gz", "/kineto/dlrm_8ranks/worker0_step_12.1679963286862.pt.trace.json.gz", "/kineto/dlrm_8ranks/worker3_step_12.1679963286862.pt.trace.json.gz"}) {
-    std::string path = kTestdata + f;
-    if (!FileExists(path)) { fprintf(stderr, "missing %s\n", path.c_str()); continue; }
-    KinetoRun run = ConvertAndAnalyze(path);
-    for (const auto* r : {&run.with_host, &run.device_only}) {
-      auto page = views::ConvertStepAnalysisToOverviewPage(*r);
-      const auto& ipa = page.input_analysis();
-      fprintf(stderr, "=== %s roots=%d steps=%d dev=%s cores=%d input%% %.2f compute%% %.2f idle %.2f\n", f.c_str(), run.profiler_steps_with_device_work, ipa.step_details_size(), page.run_environment().device_type().c_str(), page.run_environment().device_core_count(), ipa.input_percent(), ipa.compute_percent(), ipa.idle_percent());
-      for (const auto& any : ipa.step_details()) {
-        tensorflow::profiler::PerGenericStepDetails d; any.UnpackTo(&d);
-        fprintf(stderr, "  %s t=%.2f unk=%.2f wait=%.2f h2d=%.2f out=%.2f comp=%.2f d2d=%.2f coll=%.2f hc=%.2f prep=%.2f\n", d.step_name().c_str(), d.step_time_ms(), d.unknown_time_ms(), d.host_wait_input_ms(), d.host_to_device_ms(), d.output_ms(), d.device_compute_ms(), d.device_to_device_ms(), d.device_collectives_ms(), d.host_compute_ms(), d.host_prepare_ms());
-      }
-      fprintf(stderr, "  %s\n", page.recommendation().statement().c_str());
-      for (int i = 0; i < 3 && i < page.analysis().top_device_ops_size(); ++i) fprintf(stderr, "   op %s [%s] %.3f\n", page.analysis().top_device_ops(i).name().c_str(), page.analysis().top_device_ops(i).category().c_str(), page.analysis().top_device_ops(i).self_time_fraction());
-      for (const auto& w : page.diagnostics().warnings()) fprintf(stderr, "  W %s\n", w.substr(0,150).c_str());
-    }
-  }
 }
 
 #else

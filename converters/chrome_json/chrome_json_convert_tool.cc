@@ -1,6 +1,6 @@
 // Developer tool: converts one Chrome/Kineto JSON trace to <out>.xplane.pb and
 // prints the summary and phase timings. Usage:
-//   chrome_json_convert_tool <trace.json[.gz]> [<out.xplane.pb>]
+//   chrome_json_convert_tool <trace.json[.gz]> [<out.xplane.pb>|-] [--lines]
 // (The user-facing CLI is `tbprof convert`; this exists to measure the
 // converter alone.)
 #include <chrono>
@@ -14,7 +14,7 @@
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: %s <trace.json[.gz]> [<out.xplane.pb>]\n", argv[0]);
+    std::fprintf(stderr, "usage: %s <trace.json[.gz]> [<out.xplane.pb>|-] [--lines]\n", argv[0]);
     return 2;
   }
   using Clock = std::chrono::steady_clock;
@@ -28,7 +28,8 @@ int main(int argc, char** argv) {
   }
   auto t1 = Clock::now();
   uint64_t written = 0;
-  if (argc >= 3) {
+  bool dump_lines = argc >= 4 && std::string(argv[3]) == "--lines";
+  if (argc >= 3 && std::string(argv[2]) != "-") {
     auto file = tbprof::AtomicOutputFile::Create(argv[2]);
     if (!file.ok()) {
       std::fprintf(stderr, "error: %s\n", std::string(file.status().message()).c_str());
@@ -54,6 +55,16 @@ int main(int argc, char** argv) {
       (long long)s.step_roots, (long long)s.events_truncated, s.hostname_hint.c_str(),
       (long long)s.rank);
   for (const std::string& w : space.warnings) std::printf("warning: %s\n", w.c_str());
+  if (dump_lines) {
+    for (const auto& plane : space.planes) {
+      std::printf("plane %lld \"%s\"\n", (long long)plane.id,
+                  std::string(space.strings.Get(plane.name)).c_str());
+      for (const auto& line : plane.lines) {
+        std::printf("  line %lld \"%s\" events=%zu\n", (long long)line.id,
+                    std::string(space.strings.Get(line.name)).c_str(), line.events.size());
+      }
+    }
+  }
   std::printf("convert_ms=%.1f write_ms=%.1f xplane_bytes=%llu\n", ms(t1 - t0), ms(t2 - t1),
               (unsigned long long)written);
   return 0;

@@ -1,8 +1,30 @@
 // Converts PyTorch profiler / Kineto / generic Chrome trace JSON into the
 // post-processed XSpace the TensorBoard profile plugin expects.
 //
-// The input is streamed (plain or gzip) and never held whole; see
-// ../../DESIGN mapping rules in docs/kineto_mapping.md.
+// The input (plain or gzip, object form {"traceEvents": [...], ...} or a bare
+// array) is streamed in chunks and never held whole. Mapping (DESIGN.md
+// "Kineto / Chrome trace mapping"):
+//   - host events -> /host:CPU, one line per (pid, tid), named from
+//     thread_name metadata; runtime/driver events keep `correlation_id`;
+//     ProfilerStep#N -> step root (`_r` = 1, `step_num` = N), and the
+//     outermost events of other threads inside a step get `_ct`/`_c` linking
+//     them to the root's `_pt`/`_p` (so e.g. autograd-thread launches count);
+//   - kernels / copies / memsets -> /device:GPU:<device>, line "Stream #<s>",
+//     with `correlation_id`, `kernel_details` (occ_pct from our occupancy
+//     calculator when deviceProperties allow), `theoretical_occupancy_pct`,
+//     `est_achieved_occupancy_pct`, `memcpy_details` / `Memset_details`
+//     ("num_bytes:N" first) and `tf_op` = the launching CPU op; copies are
+//     named MemcpyHToD/DToH/DToD/HToH/PToP with the Kineto name as display
+//     name. GPU annotations and CUDA syncs go to their own lines per stream
+//     ("GPU annotations (stream s)", "CUDA sync (stream s)"), so only lines
+//     named "Stream #" hold device work;
+//   - [memory] instants -> MemoryAllocation / MemoryDeallocation with the
+//     plugin's int64 allocator stats;
+//   - deviceProperties -> GPU plane stats; flows, counters and other phases
+//     are counted as ignored.
+// Time: `ts`/`dur` are microseconds (displayTimeUnit only affects display),
+// converted exactly to ns; the Task Environment gets the epoch start
+// (baseTimeNanoseconds + ts when given, else ts taken as epoch).
 #ifndef TBPROF_CONVERTERS_CHROME_JSON_CHROME_JSON_TO_XSPACE_H_
 #define TBPROF_CONVERTERS_CHROME_JSON_CHROME_JSON_TO_XSPACE_H_
 
@@ -29,7 +51,9 @@ struct ChromeJsonOptions {
 
 struct ChromeJsonSummary {
   int64_t events_read = 0;        // Elements of traceEvents seen.
-  int64_t events_converted = 0;   // Became XEvents.
+  // Every element of traceEvents lands in exactly one of these four counts
+  // (a matched "B"/"E" pair counts twice as converted).
+  int64_t events_converted = 0;   // Became (part of) an XEvent.
   int64_t events_ignored = 0;     // Well-formed but not represented (flows, unknown phases).
   int64_t metadata_events = 0;    // "M" events (thread names etc.), used but not events.
   int64_t events_malformed = 0;   // Skipped because malformed.
@@ -38,13 +62,15 @@ struct ChromeJsonSummary {
   int64_t step_roots = 0;         // ProfilerStep#N roots on /host:CPU.
   int64_t events_truncated = 0;   // Cut by Finalize() to nest inside their parent.
   bool bare_array = false;        // The file was a bare JSON array of events.
-  // Host name found in the trace (distributedInfo rank, metadata node name),
-  // "" if none; the caller falls back to the file name.
+  // Host name found in the trace (top-level "hostname", metadata.hostname or
+  // metadata.system.uname.node), "" if none; also added to XSpace.hostnames.
+  // The caller falls back to the file name / rank.
   std::string hostname_hint;
   int64_t rank = -1;              // distributedInfo.rank when present.
 };
 
-// Reads `path` and fills `out` (must be empty) with a finalized XSpace.
+// Reads `path` and fills `out` (must be empty, else kInvalidArgument) with a
+// finalized XSpace (sorted, nested, time-normalized, Task Environment plane).
 // Errors (each naming `path`, with a byte offset where it applies):
 // kNotFound, kDataLoss (truncated gzip, invalid JSON, empty file),
 // kInvalidArgument (a JSON document that is not a trace),

@@ -1,12 +1,15 @@
 #include "converters/chrome_json/chrome_json_to_xspace.h"
 
+#include <fstream>
 #include <map>
+#include <random>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "src/base/input_stream.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "src/xplane/xspace_schema.h"
@@ -358,6 +361,9 @@ TEST(ChromeJsonToXSpaceTest, RocmTraceHasNoOccupancy) {
 TEST(ChromeJsonToXSpaceTest, CpuOnlyBareArrayWithMalformedEvents) {
   auto c = Convert("cpu_only.json");
   EXPECT_EQ(xplane::FindGpuPlanes(c->space).size(), 0u);
+  EXPECT_EQ(c->summary.events_read, 20);
+  EXPECT_EQ(c->summary.events_read, c->summary.events_converted + c->summary.events_ignored +
+                                        c->summary.events_malformed + c->summary.metadata_events);
   EXPECT_EQ(c->summary.events_malformed, 6);
   ASSERT_EQ(c->summary.malformed_examples.size(), 5u);  // The default keeps 5.
   EXPECT_THAT(c->summary.malformed_examples[0], HasSubstr("without \"ts\""));
@@ -419,6 +425,45 @@ TEST(ChromeJsonToXSpaceTest, Errors) {
   limited.max_events = 3;
   s = ConvertChromeJsonToXSpace(DataPath("kineto_small.json"), limited, &space6).status();
   EXPECT_EQ(s.code(), absl::StatusCode::kResourceExhausted);
+}
+
+TEST(ChromeJsonToXSpaceTest, RandomDamageIsReportedNeverFatal) {
+  auto original = ReadFileToString(DataPath("kineto_small.json"));
+  ASSERT_TRUE(original.ok());
+  std::mt19937 rng(20240611);
+  const std::string path = absl::StrCat(::testing::TempDir(), "/damaged.json");
+  const char kSpecial[] = "{}[]\",:\\ 0-.eE";
+  int ok = 0, failed = 0;
+  for (int round = 0; round < 400; ++round) {
+    std::string doc = *original;
+    int edits = 1 + static_cast<int>(rng() % 3);
+    for (int i = 0; i < edits && !doc.empty(); ++i) {
+      size_t pos = rng() % doc.size();
+      switch (rng() % 4) {
+        case 0: doc[pos] = kSpecial[rng() % (sizeof(kSpecial) - 1)]; break;
+        case 1: doc[pos] = static_cast<char>(rng() % 256); break;
+        case 2: doc.erase(pos, 1 + rng() % 8); break;
+        default: doc.resize(pos); break;
+      }
+    }
+    {
+      std::ofstream out(path, std::ios::binary | std::ios::trunc);
+      out << doc;
+    }
+    xplane::XSpaceData space;
+    auto summary = ConvertChromeJsonToXSpace(path, {}, &space);
+    if (summary.ok()) {
+      ++ok;
+      EXPECT_EQ(summary->events_read, summary->events_converted + summary->events_ignored +
+                                           summary->events_malformed + summary->metadata_events)
+          << doc;
+    } else {
+      ++failed;
+      EXPECT_THAT(summary.status().message(), HasSubstr("damaged.json: byte ")) << doc;
+    }
+  }
+  EXPECT_GT(ok, 0);
+  EXPECT_GT(failed, 0);
 }
 
 }  // namespace

@@ -63,9 +63,15 @@ void TraceEventMapper::OnMalformedEvent(uint64_t byte_offset, absl::string_view 
   Malformed(byte_offset, reason);
 }
 
-TraceEventMapper::Kind TraceEventMapper::Classify(const Token& cat) const {
+TraceEventMapper::Kind TraceEventMapper::Classify(const Token& cat) {
   if (cat.kind != ValueKind::kString) return Kind::kHost;
-  absl::string_view c = cat.text;
+  if (cat.text == last_cat_text_) return last_cat_kind_;
+  last_cat_text_.assign(cat.text.data(), cat.text.size());
+  last_cat_kind_ = ClassifyText(cat.text);
+  return last_cat_kind_;
+}
+
+TraceEventMapper::Kind TraceEventMapper::ClassifyText(absl::string_view c) {
   switch (c.size()) {
     case 6:
       if (absl::EqualsIgnoreCase(c, "kernel")) return Kind::kKernel;
@@ -125,8 +131,12 @@ int64_t TraceEventMapper::EncodeId(const Token& token, bool* ok) {
 }
 
 uint32_t TraceEventMapper::ThreadIndex(const Token& pid, const Token& tid, bool* ok) {
+  if (last_thread_ != UINT32_MAX && pid.kind == last_pid_kind_ && tid.kind == last_tid_kind_ &&
+      tid.text == last_tid_text_ && pid.text == last_pid_text_) {
+    return last_thread_;
+  }
   std::pair<int64_t, int64_t> key(EncodeId(pid, ok), EncodeId(tid, ok));
-  if (key == last_thread_key_) return last_thread_;
+  if (!*ok) return 0;
   auto [it, inserted] = thread_index_.try_emplace(key, static_cast<uint32_t>(threads_.size()));
   if (inserted) {
     HostThread& t = threads_.emplace_back();
@@ -145,7 +155,10 @@ uint32_t TraceEventMapper::ThreadIndex(const Token& pid, const Token& tid, bool*
     t.line->SetTimestampNs(base_ns_);
     t.raw_line = &host_plane_->plane()->lines.back();  // The line just created.
   }
-  last_thread_key_ = key;
+  last_pid_kind_ = pid.kind;
+  last_tid_kind_ = tid.kind;
+  last_pid_text_.assign(pid.text.data(), pid.text.size());
+  last_tid_text_.assign(tid.text.data(), tid.text.size());
   last_thread_ = it->second;
   return it->second;
 }
@@ -229,6 +242,7 @@ absl::Status TraceEventMapper::OnEvent(const RawTraceEvent& e) {
     he.dur_ns = std::max<int64_t>(0, ts_ns - b.ts_ns);
     he.correlation = b.correlation;
     he.device = b.device;
+    ++summary_.events_converted;  // The "B" half; EmitHostEvent counts the "E".
     EmitHostEvent(thread, he, e.byte_offset);
     return absl::OkStatus();
   }

@@ -107,7 +107,8 @@ class TraceEventMapper : public json::TraceJsonHandler {
     uint32_t op_name_id = 0;  // Innermost enclosing CPU op, 0 if none.
   };
 
-  Kind Classify(const json::Token& cat) const;
+  Kind Classify(const json::Token& cat);
+  static Kind ClassifyText(absl::string_view cat);
   int64_t EncodeId(const json::Token& token, bool* ok);
   uint32_t ThreadIndex(const json::Token& pid, const json::Token& tid, bool* ok);
   bool ToOffsetPs(int64_t ts_ns, int64_t* offset_ps);
@@ -149,8 +150,15 @@ class TraceEventMapper : public json::TraceJsonHandler {
 
   std::deque<HostThread> threads_;
   absl::flat_hash_map<std::pair<int64_t, int64_t>, uint32_t> thread_index_;
-  std::pair<int64_t, int64_t> last_thread_key_{kNone, kNone};
-  uint32_t last_thread_ = 0;
+  // The last (pid, tid) texts seen and their thread: consecutive events
+  // mostly come from one thread.
+  std::string last_pid_text_, last_tid_text_;
+  json::ValueKind last_pid_kind_ = json::ValueKind::kAbsent;
+  json::ValueKind last_tid_kind_ = json::ValueKind::kAbsent;
+  uint32_t last_thread_ = UINT32_MAX;
+  // The last category text and its kind.
+  std::string last_cat_text_;
+  Kind last_cat_kind_ = Kind::kHost;
   absl::flat_hash_map<std::string, int64_t> string_ids_;  // Non-numeric pid/tid.
   absl::flat_hash_map<int64_t, int64_t> used_line_ids_;   // line id -> thread index.
   int64_t next_synthetic_line_id_ = 0xC0000000;

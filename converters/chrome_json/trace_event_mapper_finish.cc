@@ -305,6 +305,8 @@ void TraceEventMapper::NameHostLines() {
     auto it = thread_names_.find(std::make_pair(t.pid_key, t.tid_key));
     if (it != thread_names_.end()) {
       t.line->SetName(it->second);
+    } else if (t.tid_text.empty()) {
+      t.line->SetName("global events");  // Kineto's pid "" / tid "" instants.
     } else if (t.tid_key >= (int64_t{1} << 62)) {
       t.line->SetName(t.tid_text);  // A named row such as "PyTorch Profiler".
     } else {

@@ -1,6 +1,8 @@
 #include "converters/chrome_json/trace_event_parser.h"
 
+#include <cstddef>
 #include <cstring>
+#include <type_traits>
 
 #include "converters/chrome_json/json_number.h"
 
@@ -110,8 +112,22 @@ bool ParseObject(Cursor* c, int depth, StringArena* arena, OnMember&& on_member)
 
 }  // namespace
 
+static_assert(std::is_trivially_copyable_v<Token> && std::is_standard_layout_v<RawTraceEvent>,
+              "RawTraceEvent::Reset() clears the tokens with memset");
+static_assert(offsetof(RawTraceEvent, args) == 9 * sizeof(Token) &&
+                  sizeof(TraceEventArgs) == 19 * sizeof(Token),
+              "tokens must come first in RawTraceEvent, args last among them");
+
+void RawTraceEvent::Reset() {
+  // All-zero bytes are an absent Token with an empty text.
+  std::memset(static_cast<void*>(this), 0, offsetof(RawTraceEvent, has_args));
+  has_args = false;
+  byte_offset = 0;
+  raw = absl::string_view();
+}
+
 bool ParseTraceEvent(Cursor* c, int depth, StringArena* arena, RawTraceEvent* event) {
-  *event = RawTraceEvent();
+  event->Reset();
   const char* begin = c->pos();
   bool ok = ParseObject(c, depth, arena, [&](absl::string_view key) {
     if (key.size() == 4 && std::memcmp(key.data(), "args", 4) == 0) {

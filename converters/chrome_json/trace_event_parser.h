@@ -40,14 +40,18 @@ struct TraceEventArgs {
 };
 
 struct RawTraceEvent {
+  // Tokens first (Reset() clears them as one block).
   Token ph, cat, name, pid, tid, ts, dur, id, scope;  // scope = "s".
-  bool has_args = false;
   TraceEventArgs args;
+  bool has_args = false;
 
   // Set by the reader: where the event starts in the (inflated) input and
   // its raw text. Views are valid only while the event is being handled.
   uint64_t byte_offset = 0;
   absl::string_view raw;
+
+  // Marks every field absent (cheaper than assigning a fresh struct).
+  void Reset();
 };
 
 // Parses the object at the cursor (which must be at '{'); `depth` is the

@@ -114,7 +114,8 @@ OverviewPageRecommendation ComputeRecommendation(const OpStats& op_stats,
   generic.set_all_other_statement(b.all_other_statement());
   generic.set_device_collectives_bottleneck(b.device_collectives_classification());
   generic.set_device_collectives_statement(b.device_collectives_statement());
-  generic.set_precision_statement(PrecisionStatement(op_stats.device_op_metrics_db().precision_stats()));
+  generic.set_precision_statement(
+      PrecisionStatement(op_stats.device_op_metrics_db().precision_stats()));
 
   const std::string& input = b.input_classification();
   if (input == "host" || input == "both") {

@@ -49,9 +49,13 @@ th, td { padding: 4px 8px; border-bottom: 1px solid var(--line); text-align: lef
          white-space: nowrap; }
 th { background: #f0f2f5; font-weight: 600; position: sticky; top: 0; }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
-td.name { max-width: 420px; overflow: hidden; text-overflow: ellipsis;
+td.name { max-width: 300px; overflow: hidden; text-overflow: ellipsis;
           font-family: ui-monospace, Menlo, Consolas, monospace; font-size: 12px; }
 table.sortable th { cursor: pointer; user-select: none; }
+td.op { max-width: 220px; overflow: hidden; text-overflow: ellipsis; }
+table.compact { width: auto; min-width: 55%; }
+details > summary { cursor: pointer; color: var(--accent); margin: 10px 0; }
+h4 { margin: 14px 0 4px; font-size: 14px; }
 table.sortable th:hover { background: #e4e7eb; }
 table.sortable th[aria-sort=descending]::after { content: " \25BC"; font-size: 10px; }
 table.sortable th[aria-sort=ascending]::after { content: " \25B2"; font-size: 10px; }
@@ -70,13 +74,13 @@ footer { color: var(--muted); font-size: 12px; text-align: center; margin: 24px 
 const char kReportHtmlJs[] = R"JS(
 (function () {
   'use strict';
-  var errors = [], charts = 0;
+  var errors = [], charts = 0, sorted = -1;
   function status() {
     var el = document.getElementById('render-status');
     if (!el) return;
     var bad = errors.length > 0;
     el.textContent = (bad ? 'error' : 'ok') + ' charts=' + charts + ' errors=' + errors.length +
-        (bad ? ': ' + errors.join('; ') : '');
+        (sorted >= 0 ? ' sorted=' + sorted : '') + (bad ? ': ' + errors.join('; ') : '');
     el.className = bad ? 'bad' : 'good';
   }
   window.onerror = function (msg, src, line) {
@@ -109,6 +113,7 @@ const char kReportHtmlJs[] = R"JS(
   function fx(v, d) { return (+v || 0).toFixed(d); }
   function ms(v) { v = +v || 0; return v >= 1000 ? fx(v, 0) : v >= 100 ? fx(v, 1) : v >= 10 ? fx(v, 2) : fx(v, 3); }
   function us(v) { v = +v || 0; return v >= 1000 ? fx(v, 0) : fx(v, 2); }
+  function plural(n, word) { return n + ' ' + word + (n === 1 ? '' : 's'); }
   function pct(v) { return fx(v, 1) + '%'; }
   function num(v) { return String(+(+v).toPrecision(6)); }
   var UNITS = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB'];
@@ -125,15 +130,24 @@ const char kReportHtmlJs[] = R"JS(
     for (var i = 0; i <= count; i++) t.push(i * step);
     return t;
   }
+  // Round values in [lo, hi].
+  function rangeTicks(lo, hi, n) {
+    var raw = (hi - lo) / n, p = Math.pow(10, Math.floor(Math.log(raw) / Math.LN10)), m = raw / p;
+    var step = (m > 5 ? 10 : m > 2 ? 5 : m > 1 ? 2 : 1) * p, t = [];
+    for (var v = Math.ceil(lo / step - 1e-9) * step; v <= hi + step * 1e-9; v += step) t.push(+v.toPrecision(12));
+    return t;
+  }
   function byteTicks(max, n) {
     var k = 0;
     while (max / Math.pow(1024, k) >= 1024 && k < 5) k++;
     var u = Math.pow(1024, k);
     return ticks(max / u, n).map(function (v) { return {v: v * u, label: num(v) + ' ' + UNITS[k]}; });
   }
-  // Kernel names: drop "void ", parameters and template arguments, then cut the middle.
+  // Kernel names, as the terminal report shortens them: drop "void ", the
+  // parameters and namespaces inside template arguments, then cut the
+  // template arguments, then the middle.
   function shortName(name, width) {
-    var t = String(name);
+    var t = String(name), e = '\u2026';
     if (t.length <= width) return t;
     t = t.replace(/^void /, '').replace(/\(anonymous namespace\)::/g, '');
     if (t.charAt(t.length - 1) === ')') {
@@ -143,19 +157,31 @@ const char kReportHtmlJs[] = R"JS(
         if (t.charAt(i) === '(' && --depth === 0) { if (i > 0) t = t.slice(0, i); break; }
       }
     }
-    if (t.length > width) {
-      var out = '', d = 0;
-      for (var j = 0; j < t.length; j++) {
-        var c = t.charAt(j);
-        if (c === '<') { if (d++ === 0) out += '<\u2026>'; continue; }
-        if (c === '>' && d > 0) { d--; continue; }
-        if (d === 0) out += c;
-      }
-      if (d === 0) t = out;
-    }
     if (t.length <= width) return t;
-    var tail = Math.floor((width - 1) / 3);
-    return t.slice(0, width - 1 - tail) + '\u2026' + t.slice(t.length - tail);
+    var out = '', d = 0;
+    for (var j = 0; j < t.length; j++) {
+      var c = t.charAt(j);
+      if (c === '<') d++;
+      if (c === '>' && d > 0) { d--; out = out.replace(/ $/, ''); }
+      if (d > 0 && c === ':' && t.charAt(j + 1) === ':') { out = out.replace(/[A-Za-z0-9_]+$/, ''); j++; continue; }
+      out += c;
+    }
+    t = out;
+    if (t.length <= width) return t;
+    var open = t.indexOf('<'), head = open < 0 ? t : t.slice(0, open);
+    if (head.lastIndexOf('::') >= 0) head = head.slice(head.lastIndexOf('::') + 2);
+    var room = width - head.length - 3;
+    if (open < 0 || room < 0) {
+      if (head.length <= width) return head;
+      var tail = Math.floor((width - 1) / 3);
+      return head.slice(0, width - 1 - tail) + e + head.slice(head.length - tail);
+    }
+    var args = t.slice(open + 1).replace(/>$/, ''), keep = room + 1;
+    if (args.length > keep) {
+      var tl = Math.floor((keep - 1) / 3);
+      args = args.slice(0, keep - 1 - tl) + e + args.slice(args.length - tl);
+    }
+    return head + '<' + args + '>';
   }
 
   var COLORS = {
@@ -265,9 +291,9 @@ const char kReportHtmlJs[] = R"JS(
     yGrid(p, bt, top, null);
     function X(t) { return p.l + (t - t0) / (t1 - t0) * (p.r - p.l); }
     function Y(b) { return p.b - b / top * (p.b - p.t); }
-    ticks(t1 - t0, 6).forEach(function (v) {
-      if (v > t1 - t0 + 1e-9) return;
-      p.svg.appendChild(s('text', {x: X(t0 + v), y: p.b + 16, 'text-anchor': 'middle', text: num(t0 + v)}));
+    rangeTicks(t0, t1, 6).forEach(function (v) {
+      p.svg.appendChild(s('line', {x1: X(v), x2: X(v), y1: p.b, y2: p.b + 4, stroke: '#9aa5b1'}));
+      p.svg.appendChild(s('text', {x: X(v), y: p.b + 16, 'text-anchor': 'middle', text: num(v)}));
     });
     p.svg.appendChild(s('text', {x: (p.l + p.r) / 2, y: p.h - 6, 'text-anchor': 'middle',
                                  cls: 'axis-label', text: 'time (ms)'}));
@@ -277,7 +303,7 @@ const char kReportHtmlJs[] = R"JS(
       d += i === 0 ? 'M' + x + ',' + y : 'H' + x + 'V' + y;
       dh += i === 0 ? 'M' + x + ',' + yh : 'H' + x + 'V' + yh;
     });
-    var xEnd = X(pts[pts.length - 1][0]).toFixed(1), xStart = X(pts[0][0]).toFixed(1);
+    var xStart = X(pts[0][0]).toFixed(1);
     p.svg.appendChild(s('path', {d: d + 'V' + p.b + 'H' + xStart + 'Z', fill: '#4e79a7', 'fill-opacity': 0.15}));
     p.svg.appendChild(s('path', {d: d, fill: 'none', stroke: '#4e79a7', 'stroke-width': 1.8}));
     if (anyStack) {
@@ -292,7 +318,6 @@ const char kReportHtmlJs[] = R"JS(
     p.svg.appendChild(s('text', {x: px + (right ? -9 : 9), y: Math.max(p.t + 4, py - 8),
                                  'text-anchor': right ? 'end' : 'start', cls: 'peak-label',
                                  text: 'peak ' + bytes(a.peakBytes) + ' @ ' + ms(a.peakMs) + ' ms'}));
-    xEnd = null;
     return done(p.svg);
   }
 
@@ -325,7 +350,8 @@ const char kReportHtmlJs[] = R"JS(
                                   Y(x.step.maxMs) + 'H' + (cx + w),
                                stroke: '#1f2933', 'stroke-width': 1.2, fill: 'none'}));
       p.svg.appendChild(g);
-      var label = x.host.length > 18 ? x.host.slice(0, 8) + '\u2026' + x.host.slice(-8) : x.host;
+      var fit = Math.max(8, Math.floor(band / 7.5)), half = Math.floor((fit - 1) / 2);
+      var label = x.host.length > fit ? x.host.slice(0, fit - 1 - half) + '\u2026' + x.host.slice(-half) : x.host;
       p.svg.appendChild(s('text', hs.length > 8 ?
           {x: cx, y: p.b + 12, 'text-anchor': 'end', transform: 'rotate(-40 ' + cx + ' ' + (p.b + 12) + ')', text: label} :
           {x: cx, y: p.b + 16, 'text-anchor': 'middle', text: label}));
@@ -372,7 +398,8 @@ const char kReportHtmlJs[] = R"JS(
       rows.forEach(function (k) {
         tbody.appendChild(h('tr', {}, KCOLS.map(function (c) {
           var v = k[c.key];
-          if (c.key === 'name') return h('td', {cls: 'name', title: v}, [v]);
+          if (c.key === 'name') return h('td', {cls: 'name', title: v}, [shortName(v, 60)]);
+          if (c.key === 'op') return h('td', {cls: 'op', title: v}, [v]);
           if (c.str) return h('td', {}, [v]);
           if (c.bar) {
             return h('td', {cls: 'num'}, [h('span', {cls: 'cellbar', style: 'width:' + Math.min(60, v * 0.6 + 1) + 'px'}), c.fmt(v)]);
@@ -414,9 +441,9 @@ const char kReportHtmlJs[] = R"JS(
     var a = x.allocators[0];
     return h('div', {cls: 'cards'}, [
       card('Average step', x.steps.length ? ms(x.step.avgMs) + ' ms' : '\u2013',
-           x.steps.length ? x.steps.length + ' steps, ' + ms(x.step.minMs) + '\u2013' + ms(x.step.maxMs) + ' ms' : 'no steps found'),
+           x.steps.length ? plural(x.steps.length, 'step') + ', ' + ms(x.step.minMs) + '\u2013' + ms(x.step.maxMs) + ' ms' : 'no steps found'),
       card('Bottleneck', x.bottleneck || '\u2013', x.input.classification ? 'input: ' + x.input.classification : null),
-      x.hasAnalysis ? card('Device idle', pct(x.deviceIdlePct), 'host idle ' + pct(x.hostIdlePct)) : null,
+      x.steps.length ? card('Input', pct(x.input.inputPct), 'of step time; idle ' + pct(x.input.idlePct)) : null,
       card('Kernel time', ms(x.kernelTotalMs) + ' ms', x.kernelLaunches + ' launches, ' + x.kernelReports + ' kernels'),
       x.kernelTotalMs > 0 ? card('Tensor Cores', pct(100 * tcMs / x.kernelTotalMs), 'of kernel time') : null,
       a ? card('Peak memory', bytes(a.peakBytes), a.id + (a.capacity > 0 ? ', ' + pct(100 * a.peakBytes / a.capacity) + ' of ' + bytes(a.capacity) : '')) : null
@@ -433,7 +460,7 @@ const char kReportHtmlJs[] = R"JS(
 
   function stepPanel(x) {
     if (!x.steps.length) return panel(['Step time'], [h('p', {cls: 'muted'}, ['No steps found: the profile has no step markers (such as ProfilerStep#N) with device activity.'])]);
-    var sub = 'avg ' + ms(x.step.avgMs) + ' ms over ' + x.steps.length + ' steps (min ' + ms(x.step.minMs) +
+    var sub = 'avg ' + ms(x.step.avgMs) + ' ms over ' + plural(x.steps.length, 'step') + ' (min ' + ms(x.step.minMs) +
               ', max ' + ms(x.step.maxMs) + ', sd ' + ms(x.step.sdMs) + ')';
     var rows = x.categories.map(function (c) { return c; });
     return panel(['Step time ', h('span', {cls: 'muted'}, [sub])], [
@@ -442,7 +469,7 @@ const char kReportHtmlJs[] = R"JS(
         {label: 'Category', get: function (c) { return h('span', {}, [h('i', {cls: 'sw', style: 'display:inline-block;width:10px;height:10px;margin-right:6px;background:' + color(c.key)}), c.label]); }},
         {label: 'Avg ms', num: true, get: function (c) { return ms(c.avgMs); }},
         {label: '% of step', num: true, get: function (c) { return h('span', {}, [h('span', {cls: 'cellbar', style: 'width:' + Math.min(60, c.pct * 0.6 + 1) + 'px;background:' + color(c.key)}), pct(c.pct)]); }}
-      ], rows)]);
+      ], rows, 'compact')]);
   }
 
   function kernelPanel(x) {
@@ -472,26 +499,36 @@ const char kReportHtmlJs[] = R"JS(
 
   function memoryPanel(x) {
     if (!x.allocators.length) return panel(['Memory'], [h('p', {cls: 'muted'}, ['No memory allocation events in this profile.'])]);
-    var body = [];
-    x.allocators.forEach(function (a) {
+    var body = [], more = null;
+    x.allocators.forEach(function (a, i) {
       var sub = 'peak ' + bytes(a.peakBytes) + ' at ' + ms(a.peakMs) + ' ms' +
           (a.peakStack > 0 ? ' (heap ' + bytes(a.peakHeap) + ', stack ' + bytes(a.peakStack) + ')' : '') +
           (a.capacity > 0 ? ' of ' + bytes(a.capacity) : '') +
           (a.lifetimePeak > a.peakBytes ? '; lifetime peak ' + bytes(a.lifetimePeak) : '');
-      body.push(h('h4', {}, [a.id + ' ', h('span', {cls: 'muted'}, [sub])]));
-      body.push(memoryChart(a));
-      body.push(legend([{color: '#4e79a7', label: 'in use (heap + stack)'}].concat(
-          a.peakStack > 0 ? [{color: '#f28e2b', label: 'heap'}] : []).concat([{color: '#c62828', label: 'peak'}])));
+      var block = h('div', {cls: 'allocator'}, [
+        h('h4', {}, [a.id + ' ', h('span', {cls: 'muted'}, [sub])]),
+        memoryChart(a),
+        legend([{color: '#4e79a7', label: 'in use (heap + stack)'}].concat(
+            a.peakStack > 0 ? [{color: '#f28e2b', label: 'heap'}] : []).concat([{color: '#c62828', label: 'peak'}]))]);
       if (a.live.length) {
-        body.push(h('p', {}, ['Live at the peak:']));
-        body.push(h('div', {cls: 'table-wrap'}, [table([
+        kids(block, [h('p', {}, ['Live at the peak:']), h('div', {cls: 'table-wrap'}, [table([
           {label: 'Size', num: true, get: function (r) { return bytes(r.bytes); }},
           {label: 'Requested', num: true, get: function (r) { return bytes(r.requested); }},
           {label: 'Count', num: true, get: function (r) { return String(r.count); }},
           {label: 'Op', get: function (r) { return r.op || '(unknown)'; }},
           {label: 'Region', get: function (r) { return r.region; }},
           {label: 'Type', get: function (r) { return r.dtype; }},
-          {label: 'Shape', get: function (r) { return r.shape; }}], a.live.slice(0, 50))]));
+          {label: 'Shape', get: function (r) { return r.shape; }}], a.live.slice(0, 50))])]);
+      }
+      // The two largest allocators open, the rest folded away.
+      if (i < 2) {
+        body.push(block);
+      } else {
+        if (!more) {
+          more = h('details', {}, [h('summary', {}, [plural(x.allocators.length - 2, 'more allocator')])]);
+          body.push(more);
+        }
+        more.appendChild(block);
       }
     });
     return panel(['Memory'], body);
@@ -550,7 +587,35 @@ const char kReportHtmlJs[] = R"JS(
     m.appendChild(h('footer', {}, ['Generated by ' + data.generator + '. Self-contained: no network access.']));
   }
 
+  // With "#selftest" in the URL (tests/report_html_chromium_test.sh), click
+  // the kernel tables' headers and check the row order each time.
+  function selfTest() {
+    function column(table, i) {
+      return Array.prototype.map.call(table.tBodies[0].rows, function (r) { return r.cells[i].textContent; });
+    }
+    function expectOrder(values, cmp, what) {
+      for (var i = 1; i < values.length; i++) {
+        if (cmp(values[i - 1], values[i]) > 0) throw new Error(what + ' not sorted at row ' + i);
+      }
+    }
+    var tables = document.querySelectorAll('table.sortable');
+    Array.prototype.forEach.call(tables, function (t) {
+      var ths = t.tHead.rows[0].cells, count = 2, num = function (a, b) { return parseFloat(a) - parseFloat(b); };
+      ths[count].click();
+      expectOrder(column(t, count), function (a, b) { return num(b, a); }, 'count descending');
+      ths[count].click();
+      expectOrder(column(t, count), num, 'count ascending');
+      if (ths[count].getAttribute('aria-sort') !== 'ascending') throw new Error('aria-sort not updated');
+      ths[0].click();
+      expectOrder(column(t, 0), function (a, b) { return a.localeCompare(b); }, 'name ascending');
+    });
+    return tables.length;
+  }
+
   try { main(); } catch (e) { errors.push('main: ' + (e && e.message ? e.message : String(e))); }
+  if (location.hash === '#selftest') {
+    try { sorted = selfTest(); } catch (e) { errors.push('selftest: ' + e.message); }
+  }
   status();
 })();
 )JS";

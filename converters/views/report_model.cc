@@ -83,9 +83,8 @@ void FillOverview(const tensorflow::profiler::OverviewPage& page, HostReport* re
   AddStatement(rec.tf_function_statement_html(), &recs);
   AddStatement(rec.eager_statement_html(), &recs);
   AddStatement(rec.outside_compilation_statement_html(), &recs);
-  for (const auto* tips : {&rec.host_tips(), &rec.device_tips(), &rec.inference_tips()}) {
-    for (const auto& tip : *tips) AddStatement(tip.link(), &recs);
-  }
+  // The tips (host_tips, device_tips, ...) point at TensorBoard tools, which
+  // a report cannot open; they are left out.
   AddStatement(page.analysis().remark_text(), &recs);
 }
 
@@ -212,8 +211,9 @@ AllocationRow RowFromMetadata(const tensorflow::profiler::MemoryActivityMetadata
   row.occurrences = occurrences;
   row.op_name = m.tf_op_name();
   row.region_type = m.region_type();
-  row.data_type = m.data_type();
-  row.shape = m.tensor_shape();
+  // Special rows carry placeholders ("INVALID", "unknown"): no information.
+  row.data_type = m.data_type() == "INVALID" ? "" : m.data_type();
+  row.shape = m.tensor_shape() == "unknown" ? "" : m.tensor_shape();
   return row;
 }
 

@@ -162,7 +162,9 @@ void AppendOverview(const HostReport& r, const TextReportOptions& o, std::string
   }
   if (verdict.empty()) verdict = "no overview (no steps or no device activity found)";
   AppendWrapped(verdict, "Verdict     ", "            ", w, out);
-  if (r.has_overview_analysis) {
+  // The idle shares are shown when the analysis measured any idle time.
+  if (r.has_overview_analysis && !r.steps.empty() &&
+      (r.device_idle_percent > 0 || r.host_idle_percent > 0)) {
     std::string idle = absl::StrCat("device ", Pct(r.device_idle_percent), ", host ",
                                     Pct(r.host_idle_percent));
     AppendWrapped(idle, "Idle time   ", "            ", w, out);
@@ -302,7 +304,7 @@ void AppendMemory(const HostReport& r, const TextReportOptions& o, std::string* 
       absl::StrAppend(out, "    ", PadLeft(FormatBytes(row.allocation_bytes), kSize), " ",
                       PadLeft(FormatBytes(row.requested_bytes), kSize), " ",
                       PadLeft(absl::StrCat(row.occurrences), kCount), "  ",
-                      TruncateRight(what, what_width, o.ascii), "\n");
+                      TruncateMiddle(what, what_width, o.ascii), "\n");
     }
     if (static_cast<int>(a.allocations_at_peak.size()) > rows) {
       absl::StrAppend(out, "    (", a.allocations_at_peak.size() - rows, " more)\n");
@@ -410,23 +412,20 @@ std::string ShortenKernelName(absl::string_view name, int width, bool ascii) {
   const std::string dots = Ellipsis(ascii);
   const size_t open = s.find('<');
   std::string head = s.substr(0, open);
-  // Drop the outer namespaces if even "name<…>" does not fit.
-  if (DisplayWidth(head) + 2 + DisplayWidth(dots) > width) {
-    const size_t colon = head.rfind("::");
-    if (colon != std::string::npos) head = head.substr(colon + 2);
-  }
+  // Template arguments tell kernels apart better than namespaces do: drop
+  // the outer namespaces ("cudnn::detail::dgrad_engine<…>" -> "dgrad_engine<…>").
+  const size_t colon = head.rfind("::");
+  if (colon != std::string::npos) head = head.substr(colon + 2);
   // Plain names (no template arguments) lose their middle.
   if (open == std::string::npos) return TruncateMiddle(head, width, ascii);
-  // Keep as much of the template arguments as fits: "k<float, Fil…>".
+  // Keep as much of the template arguments as fits: "k<float, F…, 3>".
   const int room = width - DisplayWidth(head) - 2 - DisplayWidth(dots);
   if (room < 0) return TruncateMiddle(head, width, ascii);
   absl::string_view args = absl::string_view(s).substr(open + 1);
   if (!args.empty() && args.back() == '>') args.remove_suffix(1);
   args = absl::StripTrailingAsciiWhitespace(args);
-  if (DisplayWidth(args) <= room + DisplayWidth(dots)) return absl::StrCat(head, "<", args, ">");
-  return absl::StrCat(
-      head, "<", absl::StripTrailingAsciiWhitespace(args.substr(0, PrefixBytes(args, room))),
-      dots, ">");
+  // Cut the middle of the arguments: kernels often differ in the last ones.
+  return absl::StrCat(head, "<", TruncateMiddle(args, room + DisplayWidth(dots), ascii), ">");
 }
 
 std::string RenderHostText(const HostReport& r, const TextReportOptions& options) {

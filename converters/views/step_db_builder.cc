@@ -44,8 +44,13 @@ void StepDbBuilder::AddHostEvent(int32_t group, const EventTypeSpan& span) {
 
 void StepDbBuilder::AddMemoryTransfer(int32_t group, EventType type, int64_t duration_ps,
                                       uint64_t bytes) {
-  int index = type == kHostToDevice ? 0 : type == kDeviceToHost ? 1 : type == kDeviceToDevice ? 2 : -1;
-  if (index < 0) return;
+  int index;
+  switch (type) {
+    case kHostToDevice: index = 0; break;
+    case kDeviceToHost: index = 1; break;
+    case kDeviceToDevice: index = 2; break;
+    default: return;
+  }
   EnsureGroup(group);
   Transfers& t = transfers_[group];
   ++t.occurrences[index];

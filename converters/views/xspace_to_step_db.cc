@@ -6,7 +6,6 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -33,7 +32,8 @@ constexpr size_t kMaxCopiedDiagnostics = 100;
 // `num_bytes` from a memcpy_details string of "key:value" tokens separated
 // by spaces or newlines; 0 if absent.
 uint64_t ParseNumBytes(absl::string_view details) {
-  for (absl::string_view token : absl::StrSplit(details, absl::ByAnyChar(" \n"), absl::SkipEmpty())) {
+  for (absl::string_view token :
+       absl::StrSplit(details, absl::ByAnyChar(" \n"), absl::SkipEmpty())) {
     if (!absl::StartsWith(token, "num_bytes:")) continue;
     uint64_t value = 0;
     if (absl::SimpleAtoi(token.substr(10), &value)) return value;
@@ -159,7 +159,8 @@ void ProcessDevicePlane(const XPlaneVisitor& plane, size_t plane_index,
       type = ClassifyGpuEvent(event.name(), s.shapes);
     }
     ops->Add(s.tf_op, s.annotation, event.name(), duration_ps);
-    const bool is_memcpy = type == kHostToDevice || type == kDeviceToHost || type == kDeviceToDevice;
+    const bool is_memcpy =
+        type == kHostToDevice || type == kDeviceToHost || type == kDeviceToDevice;
     if (is_memcpy && s.has_correlation_id) {
       (*memcpy_types)[s.correlation_id] = {type, begin_ps, end_ps};
     }

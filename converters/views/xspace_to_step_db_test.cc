@@ -259,6 +259,24 @@ TEST(ConvertXSpaceToStepAnalysisTest, WithHostACopyIsNotHiddenByItsHostCall) {
                                                                        {kDeviceCompute32, 40}}));
 }
 
+TEST(ConvertXSpaceToStepAnalysisTest, DropIncompleteStepsDropsFirstAndLastOfMoreThanFive) {
+  StepSpaceBuilder b;
+  for (int s = 0; s < 7; ++s) {
+    b.Root(1, "ProfilerStep", s * 100, 90, s);
+    b.Launch(1, s * 100 + 10, 5, s);
+    b.Device(0, 1, "kernel", s * 100 + 20, 50, s);
+  }
+  const xplane::XSpaceData& space = b.Finish();
+  StepOptions options;
+  options.drop_incomplete_steps = true;
+  absl::StatusOr<StepAnalysis> dropped = ConvertXSpaceToStepAnalysis(space, options);
+  ASSERT_TRUE(dropped.ok());
+  ASSERT_EQ(dropped->op_stats.step_db().step_sequence_size(), 5);
+  EXPECT_EQ(Step(dropped->op_stats, 0).step_num(), 1u);
+  EXPECT_EQ(Step(dropped->op_stats, 4).step_num(), 5u);
+  EXPECT_EQ(Analyze(space, Breakdown::kWithHost).op_stats.step_db().step_sequence_size(), 7);
+}
+
 TEST(ConvertXSpaceToStepAnalysisTest, CpuOnlyProfileUsesHostSteps) {
   StepSpaceBuilder b;
   b.Root(1, "ProfilerStep#5", 0, 100, 5);

@@ -35,8 +35,9 @@ std::string FormatBytes(uint64_t bytes) {
     value /= 1000;
     ++unit;
   }
-  return absl::StrFormat(value >= 100 ? "%.0f %s" : (value >= 10 ? "%.1f %s" : "%.2f %s"), value,
-                         units[unit]);
+  // Precision from the magnitude; constant formats (clang checks them).
+  const int precision = value >= 100 ? 0 : (value >= 10 ? 1 : 2);
+  return absl::StrFormat("%.*f %s", precision, value, units[unit]);
 }
 
 ProgressReporter::ProgressReporter(std::string label, Options options)

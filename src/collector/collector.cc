@@ -354,6 +354,12 @@ int Collector::Start(const CollectorConfig& config, bool from_injection) {
   }
   interner_->ResetTaken();
   if (!process_hooks_installed_) {
+    // The atexit handler and CUPTI callbacks point into this library: pin it
+    // so that a dlclose() by the application cannot unmap them.
+    Dl_info self;
+    if (dladdr(reinterpret_cast<void*>(&AtExitTrampoline), &self) != 0 && self.dli_fname) {
+      dlopen(self.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
+    }
     init_pid_ = getpid();
     atexit(&AtExitTrampoline);
     pthread_atfork(nullptr, nullptr, &ForkChildTrampoline);

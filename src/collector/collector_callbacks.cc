@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstring>
 
+#include "src/capture/step_pattern.h"
 #include "src/collector/collector.h"
 
 namespace tbprof::collector {
@@ -179,8 +180,8 @@ void Collector::OnCallback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
     default:
       return;
   }
-  if (message == nullptr || !GlobMatch(config_.step_pattern.c_str(), message)) return;
-  int64_t step = StepNumberFromName(message);
+  if (message == nullptr || !capture::GlobMatch(config_.step_pattern.c_str(), message)) return;
+  int64_t step = capture::StepNumberFromName(message);
   if (step < 0) step = nvtx_steps_.fetch_add(1) + 1;
   OnStep(step, /*from_api=*/false);
 }

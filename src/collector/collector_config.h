@@ -38,13 +38,6 @@ CollectorConfig ConfigFromEnv(GetEnvFn getenv_fn, std::vector<std::string>* warn
 // Parses "A-B" or "A" (non-negative integers, A <= B). False if malformed.
 bool ParseStepRange(const std::string& text, int64_t* first, int64_t* last);
 
-// Glob match with '*' (any run) and '?' (one character).
-bool GlobMatch(const char* pattern, const char* text);
-
-// The step number in an NVTX step-root name: the digits after the last '#',
-// else the trailing digits; -1 when there are none.
-int64_t StepNumberFromName(const char* name);
-
 // Run directory name for `unix_seconds` in local time: YYYY_MM_DD_HH_MM_SS,
 // the form TensorBoard's profiler uses.
 std::string DefaultRunName(int64_t unix_seconds);

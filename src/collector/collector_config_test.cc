@@ -94,18 +94,6 @@ TEST(CollectorConfigTest, StepRanges) {
   EXPECT_FALSE(ParseStepRange("", &a, &b));
 }
 
-TEST(CollectorConfigTest, GlobAndStepNumbers) {
-  EXPECT_TRUE(GlobMatch("ProfilerStep#*", "ProfilerStep#12"));
-  EXPECT_FALSE(GlobMatch("ProfilerStep#*", "aten::mm"));
-  EXPECT_TRUE(GlobMatch("*step?", "train_step1"));
-  EXPECT_TRUE(GlobMatch("a*b*c", "aXXbYYc"));
-  EXPECT_FALSE(GlobMatch("a*b*c", "aXXbYY"));
-  EXPECT_EQ(StepNumberFromName("ProfilerStep#12"), 12);
-  EXPECT_EQ(StepNumberFromName("train_step_7"), 7);
-  EXPECT_EQ(StepNumberFromName("no digits"), -1);
-  EXPECT_EQ(StepNumberFromName(nullptr), -1);
-}
-
 TEST(CollectorConfigTest, RunNameFormat) {
   std::string run = DefaultRunName(1700000000);
   EXPECT_EQ(run.size(), 19u);

@@ -27,6 +27,10 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "src/capture/raw_capture.h"
+#ifdef TBPROF_HAVE_RAW_CAPTURE_CONVERTER
+#include "converters/raw_capture/raw_capture_to_xspace.h"
+#include "src/xplane/xspace_visitor.h"
+#endif
 #include "src/collector/tbprof.h"
 #include "tests/fake_cupti/alloc_counter.h"
 #include "tests/fake_cupti/fake_cupti_control.h"
@@ -345,11 +349,10 @@ TEST(CollectorE2eTest, BufferBudgetExhaustionCountsDrops) {
     setenv("TBPROF_BUFFER_KB", "16", 1);  // 64 buffers of 16 KiB
     CollectorLib lib = LoadCollector();
     ASSERT_EQ(lib.InitializeInjection(), 1);
-    fakecupti_pause_worker(1);  // full buffers pile up in "CUPTI"
+    fakecupti_set_incomplete(1);  // CUPTI keeps every buffer until the forced flush
     fake::FakeGpu gpu;
     for (int s = 0; s < 200; ++s) gpu.Step(s, 50, 1, 1);
     EXPECT_GT(gpu.counts.rejected.load(), 0u);
-    fakecupti_pause_worker(0);
     ASSERT_EQ(lib.stop(), TBPROF_OK);
     RawCapture cap = LoadOrDie(lib.Path());
     ASSERT_TRUE(cap.trailer.has_value());
@@ -370,10 +373,9 @@ TEST(CollectorE2eTest, OldCuptiGetsADiscardBufferInsteadOfNull) {
     fakecupti_set_version(26);  // the fake aborts on NULL buffers, as CUPTI < 27 crashes
     CollectorLib lib = LoadCollector();
     ASSERT_EQ(lib.InitializeInjection(), 1);
-    fakecupti_pause_worker(1);
+    fakecupti_set_incomplete(1);
     fake::FakeGpu gpu;
     for (int s = 0; s < 200; ++s) gpu.Step(s, 50, 1, 1);
-    fakecupti_pause_worker(0);
     ASSERT_EQ(lib.stop(), TBPROF_OK);
     RawCapture cap = LoadOrDie(lib.Path());
     ASSERT_TRUE(cap.trailer.has_value());
@@ -666,6 +668,79 @@ TEST(CollectorE2eTest, ApiSessionsWriteSeparateCaptures) {
     EXPECT_EQ(b.devices.size(), 2u);  // API start: CUDA already initialized
   });
 }
+
+#ifdef TBPROF_HAVE_RAW_CAPTURE_CONVERTER
+// Collector -> capture -> XSpace: what the profile plugin needs is there.
+TEST(CollectorE2eTest, CaptureConvertsToThePluginsXSpace) {
+  RunInChild([] {
+    SetEnv(LogDir("xspace"));
+    CollectorLib lib = LoadCollector();
+    ASSERT_EQ(lib.InitializeInjection(), 1);
+    fakecupti_context_created(0);
+    fake::FakeGpu gpu;
+    for (int s = 0; s < 4; ++s) gpu.Step(s, /*kernels=*/6, /*devices=*/2, /*streams=*/2);
+    ASSERT_EQ(lib.stop(), TBPROF_OK);
+    xplane::XSpaceData space;
+    auto summary = converters::ConvertRawCaptureToXSpace(lib.Path(), {}, &space);
+    ASSERT_TRUE(summary.ok()) << summary.status();
+    EXPECT_EQ(summary->kernels, static_cast<int64_t>(gpu.counts.kernels.load()));
+    EXPECT_EQ(summary->step_roots, 4);
+    EXPECT_EQ(summary->records_bad_time, 0);
+    EXPECT_EQ(summary->unmatched_markers, 0);
+    EXPECT_EQ(summary->memory_events, static_cast<int64_t>(gpu.counts.memory.load()));
+    EXPECT_TRUE(space.errors.empty());
+    ASSERT_EQ(xplane::FindGpuPlanes(space).size(), 2u);
+    // Every kernel: correlation_id, kernel_details with occupancy; every
+    // launch on a host line with the same correlation_id inside a step root.
+    std::set<int64_t> kernel_corr, launch_corr;
+    int64_t kernels_with_occ = 0;
+    const int64_t base = xplane::SpaceBaseNs(space);
+    for (const xplane::Plane* p : xplane::FindGpuPlanes(space)) {
+      xplane::XPlaneVisitor pv(&space, p, base);
+      EXPECT_TRUE(pv.GetStat(xplane::StatType::kDevCapCoreCount).has_value());
+      pv.ForEachLine([&](const xplane::XLineVisitor& line) {
+        line.ForEachEvent([&](const xplane::XEventVisitor& ev) {
+          if (ev.name().substr(0, 7) != "kernel_") return;
+          auto corr = ev.GetStat(xplane::StatType::kCorrelationId);
+          ASSERT_TRUE(corr.has_value());
+          kernel_corr.insert(corr->IntOrUintValue());
+          auto details = ev.GetStat(xplane::StatType::kKernelDetails);
+          ASSERT_TRUE(details.has_value());
+          if (details->StrOrRefValue().find("occ_pct:") != absl::string_view::npos) {
+            ++kernels_with_occ;
+          }
+        });
+      });
+    }
+    const xplane::Plane* host = xplane::FindPlaneWithName(space, xplane::kHostThreadsPlaneName);
+    ASSERT_NE(host, nullptr);
+    xplane::XPlaneVisitor hv(&space, host, base);
+    int64_t roots = 0;
+    hv.ForEachLine([&](const xplane::XLineVisitor& line) {
+      std::vector<std::pair<int64_t, int64_t>> steps;
+      line.ForEachEvent([&](const xplane::XEventVisitor& ev) {
+        if (ev.GetStat(xplane::StatType::kIsRoot).has_value()) {
+          ++roots;
+          steps.push_back({ev.begin_ps(), ev.end_ps()});
+        }
+      });
+      line.ForEachEvent([&](const xplane::XEventVisitor& ev) {
+        if (ev.name() != "cudaLaunchKernel") return;
+        auto corr = ev.GetStat(xplane::StatType::kCorrelationId);
+        ASSERT_TRUE(corr.has_value());
+        launch_corr.insert(corr->IntOrUintValue());
+        bool inside = false;
+        for (auto [b, e] : steps) inside |= ev.begin_ps() >= b && ev.end_ps() <= e;
+        EXPECT_TRUE(inside) << "launch outside every step root";
+      });
+    });
+    EXPECT_EQ(roots, 4);
+    EXPECT_EQ(kernel_corr.size(), gpu.counts.kernels.load());
+    EXPECT_EQ(kernel_corr, launch_corr);
+    EXPECT_EQ(kernels_with_occ, static_cast<int64_t>(gpu.counts.kernels.load()));
+  });
+}
+#endif
 
 }  // namespace
 }  // namespace tbprof

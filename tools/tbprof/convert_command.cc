@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "converters/views/all_views.h"
 #include "src/base/progress.h"
 #include "src/logdir/profile_logdir.h"
 #include "tools/tbprof/commands.h"
@@ -49,12 +50,18 @@ Flags:
                            (0 = no limit)
   --max-inflated-bytes N   fail if a gzip input inflates past N bytes, e.g. 16G
                            (0 = no limit)
+  --no-views               skip the precomputed view files (see below)
   --quiet                  no progress, no summary: print only the paths written
   -h, --help               this text
 
 Either every input converts and all host files appear together, or nothing
 is written: files are staged under hidden names and published at the end.
 Existing host files are never replaced without --force.
+
+Next to each HOST.xplane.pb go the views that TensorBoard profile plugins
+up to 2.19 read instead of XSpace: HOST.overview_page.pb, .input_pipeline.pb,
+.kernel_stats.pb, .memory_profile.json.gz and .trace.json.gz (--no-views
+skips them; newer plugins compute every view from the xplane.pb).
 
 Examples:
   tbprof convert worker0.pt.trace.json.gz --logdir tb
@@ -72,6 +79,7 @@ struct ConvertFlags {
   int64_t max_events = 0;
   uint64_t max_inflated_bytes = 0;
   bool quiet = false;
+  bool no_views = false;
 };
 
 bool DirectoryExists(const std::string& path) {
@@ -121,6 +129,7 @@ int RunConvert(const std::vector<std::string>& args) {
   flag_set.Int64("max-events", &flags.max_events);
   flag_set.ByteSize("max-inflated-bytes", &flags.max_inflated_bytes);
   flag_set.Bool("quiet", &flags.quiet);
+  flag_set.Bool("no-views", &flags.no_views);
   std::vector<std::string> inputs;
   if (absl::Status status = flag_set.Parse(args, &inputs); !status.ok()) {
     return ReportUsageError(kName, status.message());
@@ -190,6 +199,21 @@ int RunConvert(const std::vector<std::string>& args) {
     if (!output.ok()) return ReportFailure(output.status());
     report.output_path = *output;
     report.output_bytes = (*writer)->staged_files().back().bytes;
+    if (!flags.no_views) {
+      // Precomputed views for plugins <= 2.19, published with the xplane.pb.
+      // A space the views cannot use still converts; only writing can fail.
+      absl::StatusOr<views::AllViews> computed = views::ComputeAllViews(loaded->space);
+      if (computed.ok()) {
+        if (absl::Status status = views::StagePrecomputedViews(*computed, loaded->space,
+                                                               report.host, writer->get());
+            !status.ok()) {
+          return ReportFailure(status);
+        }
+      } else {
+        std::fprintf(stderr, "tbprof: warning: %s: no precomputed views: %s\n", path.c_str(),
+                     std::string(computed.status().message()).c_str());
+      }
+    }
     reports.push_back(std::move(report));
   }
   if (absl::Status status = (*writer)->Publish(); !status.ok()) return ReportFailure(status);

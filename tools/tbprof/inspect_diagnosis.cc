@@ -136,7 +136,8 @@ void DiagnoseTools(XSpaceDiagnosis* d) {
                             : kNoStepMarkerExplanation;
   }
   add("overview_page", steps_ok, steps_detail);
-  add("input_pipeline_analyzer", steps_ok, steps_detail);
+  add("input_pipeline_analyzer", steps_ok,
+      steps_ok ? steps_detail : "its step table is empty for the reason given for overview_page");
 
   if (d->gpu_planes == 0) {
     add("kernel_stats", false,

@@ -1,0 +1,190 @@
+#include "tests/fuzz/fuzz_entry_points.h"
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <memory>
+#include <string_view>
+#include <utility>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "converters/chrome_json/chrome_json_to_xspace.h"
+#include "converters/views/all_views.h"
+#include "converters/views/report_model.h"
+#include "converters/views/report_text.h"
+#include "converters/views/xspace_to_memory_profile.h"
+#include "converters/views/xspace_to_trace_json.h"
+#include "src/base/output_file.h"
+#include "src/capture/raw_capture.h"
+#include "src/capture/raw_capture_format.h"
+#include "src/capture/raw_capture_reader.h"
+#include "src/xplane/xspace_data.h"
+#include "src/xplane/xspace_io.h"
+#include "tools/tbprof/inspect_diagnosis.h"
+#ifdef TBPROF_FUZZ_HAVE_RAW_CAPTURE_CONVERTER
+#include "converters/raw_capture/raw_capture_to_xspace.h"
+#endif
+
+namespace tbprof::fuzz {
+namespace {
+
+// An anonymous in-memory file holding `data`, reachable by path, so that
+// path-based readers (which detect gzip themselves) see exactly these bytes.
+class MemFile {
+ public:
+  explicit MemFile(absl::string_view data) {
+    fd_ = ::memfd_create("tbprof-fuzz", MFD_CLOEXEC);
+    if (fd_ < 0) return;
+    size_t done = 0;
+    while (done < data.size()) {
+      ssize_t n = ::write(fd_, data.data() + done, data.size() - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) {
+        ::close(fd_);
+        fd_ = -1;
+        return;
+      }
+      done += static_cast<size_t>(n);
+    }
+    path_ = absl::StrCat("/proc/self/fd/", fd_);
+  }
+  ~MemFile() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  MemFile(const MemFile&) = delete;
+  MemFile& operator=(const MemFile&) = delete;
+
+  bool ok() const { return fd_ >= 0; }
+  const std::string& path() const { return path_; }
+
+ private:
+  int fd_ = -1;
+  std::string path_;
+};
+
+// Everything `tbprof convert` / `report` / `inspect` compute from a space.
+void RunViews(const xplane::XSpaceData& space) {
+  cli::XSpaceDiagnosis diagnosis = cli::DiagnoseXSpace(space);
+  (void)cli::FormatDiagnosisText(diagnosis, "fuzz");
+
+  absl::StatusOr<views::AllViews> all = views::ComputeAllViews(space);
+  if (all.ok()) {
+    views::HostViews host;
+    host.host = "fuzz";
+    host.views = std::move(*all);
+    views::HostReport report = views::BuildHostReport(host);
+    (void)views::RenderHostText(report);
+    (void)views::MemoryProfileToJson(host.views.memory_profile);
+  }
+  views::TraceJsonOptions trace_options;
+  trace_options.max_events = 20000;
+  (void)views::ConvertXSpaceToTraceJson(space, trace_options);
+}
+
+absl::Status ConvertJsonFile(absl::string_view data) {
+  MemFile file(data);
+  if (!file.ok()) return absl::InternalError("memfd_create failed");
+  converters::ChromeJsonOptions options;
+  options.max_inflated_bytes = kFuzzMaxInflatedBytes;
+  options.max_events = kFuzzMaxEvents;
+  xplane::XSpaceData space;
+  absl::StatusOr<converters::ChromeJsonSummary> summary =
+      converters::ConvertChromeJsonToXSpace(file.path(), options, &space);
+  if (!summary.ok()) return summary.status();
+  RunViews(space);
+  // What convert writes must read back.
+  std::string bytes = xplane::SerializeXSpaceData(space);
+  absl::StatusOr<xplane::XSpaceData> again = xplane::ParseXSpaceData(bytes, "round trip");
+  if (!again.ok()) {
+    // A converter output the parser rejects is a bug: make it loud.
+    __builtin_trap();
+  }
+  return absl::OkStatus();
+}
+
+uint32_t LoadU32(absl::string_view data, size_t pos) {
+  uint32_t v;
+  std::memcpy(&v, data.data() + pos, 4);
+  return v;
+}
+
+}  // namespace
+
+absl::Status RunChromeJson(absl::string_view data) { return ConvertJsonFile(data); }
+
+absl::Status RunChromeJsonGzip(absl::string_view data) {
+  if (data.empty()) return absl::InvalidArgumentError("empty");
+  const bool compress = (static_cast<unsigned char>(data[0]) & 1) == 0;
+  data.remove_prefix(1);
+  if (!compress) return ConvertJsonFile(data);
+  absl::StatusOr<std::string> gz = GzipCompress(data);
+  if (!gz.ok()) return gz.status();
+  return ConvertJsonFile(*gz);
+}
+
+absl::Status RunXSpace(absl::string_view data) {
+  absl::StatusOr<xplane::XSpaceData> space = xplane::ParseXSpaceData(data, "fuzz.xplane.pb");
+  if (!space.ok()) return space.status();
+  RunViews(*space);
+  std::string bytes = xplane::SerializeXSpaceData(*space);
+  absl::StatusOr<xplane::XSpaceData> again = xplane::ParseXSpaceData(bytes, "round trip");
+  if (!again.ok()) __builtin_trap();
+  return absl::OkStatus();
+}
+
+std::string FixRawCaptureCrcs(absl::string_view data) {
+  std::string out(data);
+  size_t pos = sizeof(capture::kFileMagic);
+  while (pos + capture::kChunkHeaderSize <= out.size()) {
+    if (LoadU32(out, pos) != capture::kChunkTag) {
+      pos += 8;  // Chunks are 8-byte aligned.
+      continue;
+    }
+    uint32_t type = LoadU32(out, pos + 4);
+    uint32_t size = LoadU32(out, pos + 8);
+    size_t payload = pos + capture::kChunkHeaderSize;
+    if (size > out.size() - payload) break;
+    uint32_t crc = capture::ChunkCrc(type, std::string_view(out).substr(payload, size));
+    std::memcpy(&out[pos + 12], &crc, 4);
+    pos = payload + ((size + 7) & ~size_t{7});
+  }
+  return out;
+}
+
+absl::Status RunRawCapture(absl::string_view data) {
+  if (data.empty()) return absl::InvalidArgumentError("empty");
+  const bool fix_crcs = (static_cast<unsigned char>(data[0]) & 1) != 0;
+  data.remove_prefix(1);
+  std::string bytes = fix_crcs ? FixRawCaptureCrcs(data) : std::string(data);
+  absl::StatusOr<std::unique_ptr<capture::RawCaptureReader>> reader =
+      capture::RawCaptureReader::FromString(std::move(bytes), "fuzz.tbcap");
+  if (!reader.ok()) return reader.status();
+  capture::RawCapture loaded = capture::LoadRawCaptureFrom(reader->get());
+  (void)(*reader)->LossSummary();
+#ifdef TBPROF_FUZZ_HAVE_RAW_CAPTURE_CONVERTER
+  xplane::XSpaceData space;
+  converters::ConvertLoadedRawCaptureToXSpace(loaded, converters::RawCaptureOptions(), &space);
+  RunViews(space);
+  std::string wire = xplane::SerializeXSpaceData(space);
+  absl::StatusOr<xplane::XSpaceData> again = xplane::ParseXSpaceData(wire, "round trip");
+  if (!again.ok()) __builtin_trap();
+#endif
+  return absl::OkStatus();
+}
+
+std::vector<std::string> FuzzTargetNames() {
+  return {"chrome_json", "chrome_json_gzip", "xspace", "raw_capture"};
+}
+
+absl::Status RunFuzzTarget(absl::string_view name, absl::string_view data) {
+  if (name == "chrome_json") return RunChromeJson(data);
+  if (name == "chrome_json_gzip") return RunChromeJsonGzip(data);
+  if (name == "xspace") return RunXSpace(data);
+  if (name == "raw_capture") return RunRawCapture(data);
+  return absl::InvalidArgumentError(absl::StrCat("unknown fuzz target ", name));
+}
+
+}  // namespace tbprof::fuzz

@@ -11,7 +11,9 @@
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -26,6 +28,8 @@
 #include "proto/xplane.pb.h"
 #include "src/base/input_stream.h"
 #include "src/base/output_file.h"
+#include "src/capture/capture_records.h"
+#include "src/capture/raw_capture_writer.h"
 
 namespace tbprof {
 namespace {
@@ -95,6 +99,34 @@ std::vector<std::string> Lines(const std::string& text) {
   if (!Exists(kTestdata + "/README.md")) GTEST_SKIP() << "no " << kTestdata; \
   static_assert(true, "")
 
+// The <host>.xplane.pb files among `files`.
+std::vector<std::string> XPlaneFiles(const std::vector<std::string>& files) {
+  std::vector<std::string> out;
+  for (const std::string& f : files) {
+    if (absl::EndsWith(f, ".xplane.pb")) out.push_back(f);
+  }
+  return out;
+}
+
+// Every file of a run directory belongs to a host with a <host>.xplane.pb
+// (the precomputed views for old plugins sit beside it), none is hidden (no
+// staging leftovers) and none uses a name the plugin writes itself.
+void ExpectOnlyHostFiles(const std::vector<std::string>& files) {
+  std::vector<std::string> hosts;
+  for (const std::string& f : XPlaneFiles(files)) {
+    hosts.push_back(f.substr(0, f.size() - std::string(".xplane.pb").size()));
+  }
+  for (const std::string& f : files) {
+    EXPECT_NE(f[0], '.') << f;
+    EXPECT_FALSE(absl::EndsWith(f, "SSTABLE") || absl::StartsWith(f, "ALL_HOSTS.") ||
+                 f == "cache_version.txt")
+        << f;
+    bool has_host = false;
+    for (const std::string& host : hosts) has_host |= absl::StartsWith(f, host + ".");
+    EXPECT_TRUE(has_host) << f << " belongs to no host";
+  }
+}
+
 class CliTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -105,6 +137,12 @@ class CliTest : public ::testing::Test {
     std::string io = ::testing::TempDir() + "/cli_test_io_XXXXXX";
     ASSERT_NE(::mkdtemp(io.data()), nullptr);
     io_dir_ = io;
+  }
+
+  void TearDown() override {
+    std::error_code ignored;
+    std::filesystem::remove_all(dir_, ignored);
+    std::filesystem::remove_all(io_dir_, ignored);
   }
 
   // Runs tbprof with `args`; stdout/stderr are captured through files.
@@ -292,7 +330,9 @@ TEST_F(CliTest, ConvertsBertTrace) {
   const std::string input = kTestdata + "/kineto/h100_bert_small_inference.json.gz";
   RunResult r = Run({"convert", input, "--logdir", logdir_, "--run", "bert"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  std::vector<std::string> files = ListTree(RunDir("bert"));
+  const std::vector<std::string> all_files = ListTree(RunDir("bert"));
+  ExpectOnlyHostFiles(all_files);
+  std::vector<std::string> files = XPlaneFiles(all_files);
   ASSERT_THAT(files, SizeIs(1));
   EXPECT_TRUE(absl::EndsWith(files[0], ".xplane.pb")) << files[0];
   EXPECT_NE(files[0], "xplane.pb");
@@ -307,11 +347,11 @@ TEST_F(CliTest, ConvertsBertTrace) {
   RunResult again = Run({"convert", input, "--logdir", logdir_, "--run", "bert"});
   EXPECT_EQ(again.exit_code, 1);
   EXPECT_THAT(again.err, AllOf(HasSubstr(files[0]), HasSubstr("--force")));
-  EXPECT_THAT(ListTree(RunDir("bert")), ElementsAre(files[0]));
+  EXPECT_EQ(ListTree(RunDir("bert")), all_files);
   // ...unless forced.
   RunResult forced = Run({"convert", input, "--logdir", logdir_, "--run", "bert", "--force"});
   EXPECT_EQ(forced.exit_code, 0) << forced.err;
-  EXPECT_THAT(ListTree(RunDir("bert")), ElementsAre(files[0]));
+  EXPECT_EQ(ListTree(RunDir("bert")), all_files);
   EXPECT_EQ(ReadAll(RunDir("bert") + "/" + files[0]), before) << "conversion is deterministic";
 }
 
@@ -322,7 +362,8 @@ TEST_F(CliTest, QuietPrintsOnlyPathsAndHostOverride) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, RunDir("q") + "/gpu-node.7.xplane.pb\n");
   EXPECT_EQ(r.err, "");
-  EXPECT_THAT(ListTree(RunDir("q")), ElementsAre("gpu-node.7.xplane.pb"));
+  EXPECT_THAT(XPlaneFiles(ListTree(RunDir("q"))), ElementsAre("gpu-node.7.xplane.pb"));
+  ExpectOnlyHostFiles(ListTree(RunDir("q")));
 }
 
 TEST_F(CliTest, DefaultRunNameIsTimestamp) {
@@ -342,7 +383,8 @@ TEST_F(CliTest, DirectoryOfRanksBecomesOneRunWithEightHosts) {
   RunResult r = Run({"convert", kTestdata + "/kineto/dlrm_8ranks", "--logdir", logdir_, "--run",
                      "dlrm"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  std::vector<std::string> files = ListTree(RunDir("dlrm"));
+  ExpectOnlyHostFiles(ListTree(RunDir("dlrm")));
+  std::vector<std::string> files = XPlaneFiles(ListTree(RunDir("dlrm")));
   ASSERT_THAT(files, SizeIs(8)) << r.out;
   for (const std::string& file : files) {
     EXPECT_TRUE(absl::EndsWith(file, ".xplane.pb")) << file;
@@ -352,6 +394,16 @@ TEST_F(CliTest, DirectoryOfRanksBecomesOneRunWithEightHosts) {
   }
   EXPECT_THAT(ListTree(logdir_ + "/plugins/profile"), Contains("dlrm/"));
   EXPECT_THAT(r.out, HasSubstr("with 8 hosts"));
+
+  // inspect takes the run directory: the eight XSpaces, not the view files beside them.
+  RunResult inspect = Run({"inspect", RunDir("dlrm")});
+  ASSERT_EQ(inspect.exit_code, 0) << inspect.err;
+  size_t sections = 0;
+  for (size_t at = inspect.out.find("TensorBoard profile tools:"); at != std::string::npos;
+       at = inspect.out.find("TensorBoard profile tools:", at + 1)) {
+    ++sections;
+  }
+  EXPECT_EQ(sections, 8u);
 }
 
 TEST_F(CliTest, XSpaceInputsAreCopiedWithoutLoss) {
@@ -362,7 +414,8 @@ TEST_F(CliTest, XSpaceInputsAreCopiedWithoutLoss) {
     const std::string run = std::string("x_") + name;
     RunResult r = Run({"convert", input, "--logdir", logdir_, "--run", run});
     ASSERT_EQ(r.exit_code, 0) << r.err;
-    std::vector<std::string> files = ListTree(RunDir(run));
+    ExpectOnlyHostFiles(ListTree(RunDir(run)));
+    std::vector<std::string> files = XPlaneFiles(ListTree(RunDir(run)));
     ASSERT_THAT(files, SizeIs(1));
     tensorflow::profiler::XSpace original = ParseXSpaceFile(input);
     // Host: XSpace.hostnames[0], else the file name.
@@ -378,6 +431,51 @@ TEST_F(CliTest, XSpaceInputsAreCopiedWithoutLoss) {
     EXPECT_TRUE(differencer.Compare(original, written)) << diff.substr(0, 2000);
     EXPECT_GT(written.planes_size(), 1);
   }
+}
+
+// A collector capture with three tbprof_step() markers and no GPU activity.
+std::string WriteStepCapture(const std::string& path) {
+  capture::CaptureHeader header;
+  header.pid = 4242;
+  header.hostname = "gpu-node";
+  header.start_cupti_ns = 1'000'000'000;
+  header.start_realtime_ns = 1'700'000'000'000'000'000;
+  header.start_monotonic_ns = 5'000'000'000;
+  int err = 0;
+  std::unique_ptr<capture::RawCaptureWriter> writer =
+      capture::RawCaptureWriter::Create(path, header, &err);
+  EXPECT_NE(writer, nullptr) << "errno " << err;
+  if (writer == nullptr) return path;
+  for (int step = 1; step <= 3; ++step) {
+    capture::Marker marker;
+    marker.kind = capture::MarkerKind::kStep;
+    marker.cupti_ts_ns = header.start_cupti_ns + step * 1'000'000;
+    marker.value = step;
+    marker.tid = 7;
+    EXPECT_TRUE(writer->AppendMarker(marker));
+  }
+  capture::Trailer trailer;
+  trailer.stop_cupti_ns = header.start_cupti_ns + 10'000'000;
+  trailer.end_reason = capture::EndReason::kStopped;
+  EXPECT_TRUE(writer->Finish(trailer));
+  return path;
+}
+
+TEST_F(CliTest, ConvertsCollectorCapture) {
+  const std::string input = WriteStepCapture(dir_ + "/gpu-node.4242.tbcap");
+  RunResult r = Run({"convert", input, "--logdir", logdir_, "--run", "cap"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ExpectOnlyHostFiles(ListTree(RunDir("cap")));
+  EXPECT_THAT(XPlaneFiles(ListTree(RunDir("cap"))), ElementsAre("gpu-node.xplane.pb"));
+  tensorflow::profiler::XSpace space = ParseXSpaceFile(RunDir("cap") + "/gpu-node.xplane.pb");
+  EXPECT_THAT(PlaneNames(space), Contains("/host:CPU"));
+  EXPECT_THAT(r.out, AllOf(HasSubstr("tbprof raw capture"), HasSubstr("3 step markers")));
+}
+
+TEST_F(CliTest, BrokenCapture) {
+  WriteFile(dir_ + "/broken.tbcap", std::string("\x89TBCAP\r\n", 8) + "not a header");
+  ExpectCleanFailure(Run({"convert", dir_ + "/broken.tbcap", "--logdir", logdir_}),
+                     "broken.tbcap", "");
 }
 
 TEST_F(CliTest, InspectExplainsTools) {

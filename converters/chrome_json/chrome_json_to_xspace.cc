@@ -24,11 +24,16 @@ absl::StatusOr<ChromeJsonSummary> ConvertChromeJsonToXSpace(const std::string& p
 
   json::TraceJsonReaderOptions reader_options;
   reader_options.progress = options.progress;
+  reader_options.max_element_bytes = options.max_element_bytes;
   TraceEventMapper mapper(options, out);
   TBPROF_ASSIGN_OR_RETURN(json::TraceJsonReadResult read,
                           json::ReadTraceJson(in.get(), reader_options, &mapper));
-  ChromeJsonSummary summary = mapper.Finish(read);
-  summary.bare_array = read.bare_array;
+  absl::StatusOr<ChromeJsonSummary> summary = mapper.Finish(read);
+  if (!summary.ok()) {
+    return absl::Status(summary.status().code(),
+                        absl::StrCat(path, ": ", summary.status().message()));
+  }
+  summary->bare_array = read.bare_array;
   return summary;
 }
 

@@ -28,6 +28,7 @@
 #ifndef TBPROF_CONVERTERS_CHROME_JSON_CHROME_JSON_TO_XSPACE_H_
 #define TBPROF_CONVERTERS_CHROME_JSON_CHROME_JSON_TO_XSPACE_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -43,6 +44,17 @@ struct ChromeJsonOptions {
   uint64_t max_inflated_bytes = 0;
   // Stop with kResourceExhausted after this many trace events (0 = unlimited).
   int64_t max_events = 0;
+  // Largest single trace event (or needed top-level value) in bytes, e.g.
+  // one event with a huge string. The read buffer grows to hold one element
+  // and never beyond this, so it bounds the reader's memory. A larger event
+  // stops the conversion with kResourceExhausted; a larger optional
+  // top-level value (metadata, deviceProperties, ...) is skipped with a
+  // warning.
+  size_t max_element_bytes = size_t{64} << 20;
+  // Stop with kResourceExhausted ("memory use reached ...") once the
+  // process's resident memory exceeds this many bytes (0 = no limit);
+  // checked every few thousand events and between the final steps.
+  uint64_t max_memory_bytes = 0;
   // How many malformed-event examples (with byte offsets) to keep.
   int max_error_examples = 5;
   // Called now and then with (input file bytes consumed, input file size).
@@ -50,23 +62,23 @@ struct ChromeJsonOptions {
 };
 
 struct ChromeJsonSummary {
-  int64_t events_read = 0;        // Elements of traceEvents seen.
+  int64_t events_read = 0;  // Elements of traceEvents seen.
   // Every element of traceEvents lands in exactly one of these four counts
   // (a matched "B"/"E" pair counts twice as converted).
-  int64_t events_converted = 0;   // Became (part of) an XEvent.
-  int64_t events_ignored = 0;     // Well-formed but not represented (flows, unknown phases).
-  int64_t metadata_events = 0;    // "M" events (thread names etc.), used but not events.
-  int64_t events_malformed = 0;   // Skipped because malformed.
+  int64_t events_converted = 0;  // Became (part of) an XEvent.
+  int64_t events_ignored = 0;    // Well-formed but not represented (flows, unknown phases).
+  int64_t metadata_events = 0;   // "M" events (thread names etc.), used but not events.
+  int64_t events_malformed = 0;  // Skipped because malformed.
   std::vector<std::string> malformed_examples;  // "byte 1234: reason".
   int64_t kernels = 0, memcpys = 0, memsets = 0, memory_events = 0;
-  int64_t step_roots = 0;         // ProfilerStep#N roots on /host:CPU.
-  int64_t events_truncated = 0;   // Cut by Finalize() to nest inside their parent.
-  bool bare_array = false;        // The file was a bare JSON array of events.
+  int64_t step_roots = 0;        // ProfilerStep#N roots on /host:CPU.
+  int64_t events_truncated = 0;  // Cut by Finalize() to nest inside their parent.
+  bool bare_array = false;       // The file was a bare JSON array of events.
   // Host name found in the trace (top-level "hostname", metadata.hostname or
   // metadata.system.uname.node), "" if none; also added to XSpace.hostnames.
   // The caller falls back to the file name / rank.
   std::string hostname_hint;
-  int64_t rank = -1;              // distributedInfo.rank when present.
+  int64_t rank = -1;  // distributedInfo.rank when present.
 };
 
 // Reads `path` and fills `out` (must be empty, else kInvalidArgument) with a
@@ -76,8 +88,9 @@ struct ChromeJsonSummary {
 // kInvalidArgument (a JSON document that is not a trace),
 // kResourceExhausted (limits). Malformed single events are skipped, counted
 // in the summary and listed in XSpace.warnings.
-absl::StatusOr<ChromeJsonSummary> ConvertChromeJsonToXSpace(
-    const std::string& path, const ChromeJsonOptions& options, xplane::XSpaceData* out);
+absl::StatusOr<ChromeJsonSummary> ConvertChromeJsonToXSpace(const std::string& path,
+                                                            const ChromeJsonOptions& options,
+                                                            xplane::XSpaceData* out);
 
 }  // namespace tbprof::converters
 

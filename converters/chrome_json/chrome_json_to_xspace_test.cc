@@ -2,16 +2,16 @@
 
 #include <fstream>
 #include <map>
-#include <random>
 #include <memory>
 #include <optional>
+#include <random>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "src/base/input_stream.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "src/base/input_stream.h"
 #include "src/xplane/xspace_schema.h"
 #include "src/xplane/xspace_visitor.h"
 
@@ -40,12 +40,18 @@ struct Ev {
 
 std::string RenderStat(const xplane::XStatVisitor& s) {
   switch (s.kind()) {
-    case StatKind::kInt64: return absl::StrCat("i:", s.IntValue());
-    case StatKind::kUint64: return absl::StrCat("u:", s.UintValue());
-    case StatKind::kDouble: return absl::StrCat("d:", s.DoubleValue());
-    case StatKind::kStr: return absl::StrCat("s:", s.StrOrRefValue());
-    case StatKind::kRef: return absl::StrCat("r:", s.StrOrRefValue());
-    default: return "?";
+    case StatKind::kInt64:
+      return absl::StrCat("i:", s.IntValue());
+    case StatKind::kUint64:
+      return absl::StrCat("u:", s.UintValue());
+    case StatKind::kDouble:
+      return absl::StrCat("d:", s.DoubleValue());
+    case StatKind::kStr:
+      return absl::StrCat("s:", s.StrOrRefValue());
+    case StatKind::kRef:
+      return absl::StrCat("r:", s.StrOrRefValue());
+    default:
+      return "?";
   }
 }
 
@@ -87,7 +93,8 @@ struct Converted {
     std::vector<std::string> names;
     const xplane::Plane* plane = Plane(plane_name);
     if (plane == nullptr) return names;
-    for (const xplane::Line& l : plane->lines) names.push_back(std::string(space.strings.Get(l.name)));
+    for (const xplane::Line& l : plane->lines)
+      names.push_back(std::string(space.strings.Get(l.name)));
     return names;
   }
   std::map<std::string, std::string> PlaneStats(absl::string_view plane_name) const {
@@ -95,9 +102,8 @@ struct Converted {
     const xplane::Plane* plane = Plane(plane_name);
     if (plane == nullptr) return stats;
     xplane::XPlaneVisitor pv(&space, plane, 0);
-    pv.ForEachStat([&](const xplane::XStatVisitor& s) {
-      stats[std::string(s.name())] = RenderStat(s);
-    });
+    pv.ForEachStat(
+        [&](const xplane::XStatVisitor& s) { stats[std::string(s.name())] = RenderStat(s); });
     return stats;
   }
 };
@@ -264,7 +270,8 @@ TEST(ChromeJsonToXSpaceTest, GzipAndBareArrayGiveTheSameEvents) {
     }
     return out;
   };
-  for (absl::string_view plane : {xplane::kHostThreadsPlaneName, absl::string_view("/device:GPU:0")}) {
+  for (absl::string_view plane :
+       {xplane::kHostThreadsPlaneName, absl::string_view("/device:GPU:0")}) {
     EXPECT_EQ(render(gz->Events(plane), true), render(plain->Events(plane), true));
     // Without deviceProperties only the occupancy differs.
     EXPECT_EQ(render(bare->Events(plane), false), render(plain->Events(plane), false));
@@ -322,10 +329,9 @@ TEST(ChromeJsonToXSpaceTest, OldCapitalisedCategories) {
     gpu_memory.push_back(absl::StrCat(e.name, " ", e.stats.at("bytes_allocated"), " ",
                                       e.stats.at("peak_bytes_in_use")));
   }
-  EXPECT_THAT(gpu_memory, ElementsAre("MemoryAllocation i:1200 i:1200",
-                                      "MemoryAllocation i:1700 i:1700",
-                                      "MemoryDeallocation i:700 i:1700",
-                                      "MemoryDeallocation i:0 i:1700"));
+  EXPECT_THAT(gpu_memory,
+              ElementsAre("MemoryAllocation i:1200 i:1200", "MemoryAllocation i:1700 i:1700",
+                          "MemoryDeallocation i:700 i:1700", "MemoryDeallocation i:0 i:1700"));
   EXPECT_EQ(cpu_memory, "i:4");
 }
 
@@ -372,7 +378,8 @@ TEST(ChromeJsonToXSpaceTest, CpuOnlyBareArrayWithMalformedEvents) {
   EXPECT_THAT(c->summary.malformed_examples[3], HasSubstr("negative"));
   EXPECT_THAT(c->summary.malformed_examples[4], HasSubstr("not a JSON object"));
   EXPECT_THAT(c->space.warnings, Contains(HasSubstr("6 malformed trace events")));
-  EXPECT_THAT(c->space.warnings, Contains(HasSubstr("1 \"B\" events without an \"E\" and 1 \"E\"")));
+  EXPECT_THAT(c->space.warnings,
+              Contains(HasSubstr("1 \"B\" events without an \"E\" and 1 \"E\"")));
 
   auto outer = c->Find(xplane::kHostThreadsPlaneName, "outer");
   ASSERT_TRUE(outer.has_value());
@@ -427,6 +434,55 @@ TEST(ChromeJsonToXSpaceTest, Errors) {
   EXPECT_EQ(s.code(), absl::StatusCode::kResourceExhausted);
 }
 
+std::string WriteTemp(absl::string_view name, absl::string_view contents) {
+  std::string path = absl::StrCat(::testing::TempDir(), "/", name);
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << contents;
+  return path;
+}
+
+TEST(ChromeJsonToXSpaceTest, LimitsAndFarAwayTimes) {
+  // 115 days after the first event: counted as malformed, not wrapped.
+  std::string far = WriteTemp("far.json", R"([{"ph": "X", "name": "a", "ts": 0, "dur": 1},
+      {"ph": "X", "name": "b", "ts": 10000000000000, "dur": 1}])");
+  xplane::XSpaceData space;
+  auto summary = ConvertChromeJsonToXSpace(far, {}, &space);
+  ASSERT_TRUE(summary.ok()) << summary.status();
+  EXPECT_EQ(summary->events_converted, 1);
+  ASSERT_EQ(summary->malformed_examples.size(), 1u);
+  EXPECT_THAT(summary->malformed_examples[0], HasSubstr("26 days"));
+
+  // An optional top-level value above max_element_bytes is skipped.
+  std::string big = WriteTemp(
+      "big_metadata.json",
+      absl::StrCat(R"({"metadata": {"blob": ")", std::string(3 << 20, 'm'),
+                   R"("}, "traceEvents": [{"ph": "X", "name": "a", "ts": 0, "dur": 1}]})"));
+  ChromeJsonOptions small;
+  small.max_element_bytes = 1 << 20;
+  xplane::XSpaceData space2;
+  summary = ConvertChromeJsonToXSpace(big, small, &space2);
+  ASSERT_TRUE(summary.ok()) << summary.status();
+  EXPECT_EQ(summary->events_converted, 1);
+  EXPECT_THAT(space2.warnings, Contains(HasSubstr("top-level \"metadata\" at byte 13 skipped")));
+
+  // An event above it is an error.
+  std::string big_event = WriteTemp(
+      "big_event.json",
+      absl::StrCat(R"([{"ph": "X", "ts": 0, "name": ")", std::string(3 << 20, 'e'), R"("}])"));
+  xplane::XSpaceData space3;
+  auto status = ConvertChromeJsonToXSpace(big_event, small, &space3).status();
+  EXPECT_EQ(status.code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_THAT(status.message(), HasSubstr("big_event.json: byte 1: a JSON element is larger"));
+
+  // The memory guard names the file.
+  ChromeJsonOptions no_memory;
+  no_memory.max_memory_bytes = 1;
+  xplane::XSpaceData space4;
+  status = ConvertChromeJsonToXSpace(far, no_memory, &space4).status();
+  EXPECT_EQ(status.code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_THAT(status.message(), HasSubstr("far.json: after reading: memory use reached"));
+}
+
 TEST(ChromeJsonToXSpaceTest, RandomDamageIsReportedNeverFatal) {
   auto original = ReadFileToString(DataPath("kineto_small.json"));
   ASSERT_TRUE(original.ok());
@@ -440,10 +496,18 @@ TEST(ChromeJsonToXSpaceTest, RandomDamageIsReportedNeverFatal) {
     for (int i = 0; i < edits && !doc.empty(); ++i) {
       size_t pos = rng() % doc.size();
       switch (rng() % 4) {
-        case 0: doc[pos] = kSpecial[rng() % (sizeof(kSpecial) - 1)]; break;
-        case 1: doc[pos] = static_cast<char>(rng() % 256); break;
-        case 2: doc.erase(pos, 1 + rng() % 8); break;
-        default: doc.resize(pos); break;
+        case 0:
+          doc[pos] = kSpecial[rng() % (sizeof(kSpecial) - 1)];
+          break;
+        case 1:
+          doc[pos] = static_cast<char>(rng() % 256);
+          break;
+        case 2:
+          doc.erase(pos, 1 + rng() % 8);
+          break;
+        default:
+          doc.resize(pos);
+          break;
       }
     }
     {
@@ -455,7 +519,7 @@ TEST(ChromeJsonToXSpaceTest, RandomDamageIsReportedNeverFatal) {
     if (summary.ok()) {
       ++ok;
       EXPECT_EQ(summary->events_read, summary->events_converted + summary->events_ignored +
-                                           summary->events_malformed + summary->metadata_events)
+                                          summary->events_malformed + summary->metadata_events)
           << doc;
     } else {
       ++failed;

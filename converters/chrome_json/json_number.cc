@@ -128,7 +128,8 @@ bool ParseDecimalScaled(absl::string_view text, int scale, int64_t* out) {
     if (negative) ++p;
     const char* int_begin = p;
     uint64_t v = 0;
-    while (p < end && IsDigit(*p) && p - int_begin < 19) v = v * 10 + static_cast<unsigned>(*p++ - '0');
+    while (p < end && IsDigit(*p) && p - int_begin < 19)
+      v = v * 10 + static_cast<unsigned>(*p++ - '0');
     size_t int_digits = static_cast<size_t>(p - int_begin);
     // 19 digits fit uint64; the int64 range is checked at the end.
     bool ok = int_digits > 0 && int_digits + static_cast<size_t>(scale) <= 19 &&
@@ -202,9 +203,11 @@ bool ParseUint64(absl::string_view text, uint64_t* out) {
 
 bool ParseDouble(absl::string_view text, double* out) {
   if (IsNonFinite(text)) {
-    if (text == "NaN") *out = std::numeric_limits<double>::quiet_NaN();
-    else *out = text[0] == '-' ? -std::numeric_limits<double>::infinity()
-                               : std::numeric_limits<double>::infinity();
+    if (text == "NaN")
+      *out = std::numeric_limits<double>::quiet_NaN();
+    else
+      *out = text[0] == '-' ? -std::numeric_limits<double>::infinity()
+                            : std::numeric_limits<double>::infinity();
     return true;
   }
   Decimal d;

@@ -26,8 +26,8 @@ TEST(JsonNumberTest, MicrosecondsToNanosecondsExactly) {
   EXPECT_EQ(Ns("-2.5"), -2500);
   EXPECT_EQ(Ns("1.5e3"), 1500000);
   EXPECT_EQ(Ns("15E-1"), 1500);
-  EXPECT_EQ(Ns("0.0001"), 0);      // 0.1 ns rounds to 0.
-  EXPECT_EQ(Ns("0.0005"), 1);      // Halves away from zero.
+  EXPECT_EQ(Ns("0.0001"), 0);  // 0.1 ns rounds to 0.
+  EXPECT_EQ(Ns("0.0005"), 1);  // Halves away from zero.
   EXPECT_EQ(Ns("-0.0005"), -1);
   EXPECT_EQ(Ns("1.23456"), 1235);  // More decimals than ns resolution.
   EXPECT_EQ(Ns("9223372036854775.807"), INT64_MAX);
@@ -35,8 +35,8 @@ TEST(JsonNumberTest, MicrosecondsToNanosecondsExactly) {
 
 TEST(JsonNumberTest, RejectsNonNumbersAndOverflow) {
   int64_t v;
-  for (absl::string_view bad : {"", "-", "1.", ".5", "01", "1e", "1e+", "abc", "12a", " 1",
-                                "1 ", "NaN", "Infinity", "0x10", "+1"}) {
+  for (absl::string_view bad : {"", "-", "1.", ".5", "01", "1e", "1e+", "abc", "12a", " 1", "1 ",
+                                "NaN", "Infinity", "0x10", "+1"}) {
     EXPECT_FALSE(ParseDecimalScaled(bad, 3, &v)) << bad;
   }
   EXPECT_FALSE(ParseDecimalScaled("9223372036854775.808", 3, &v));

@@ -3,30 +3,8 @@
 #include <cstring>
 #include <string>
 
-
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
-
 namespace tbprof::converters::json {
 namespace {
-
-// First '"' or '\\' in [p, end), or end.
-inline const char* FindQuoteOrBackslash(const char* p, const char* end) {
-#if defined(__SSE2__)
-  const __m128i quote = _mm_set1_epi8('"');
-  const __m128i backslash = _mm_set1_epi8('\\');
-  while (end - p >= 16) {
-    __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-    int mask = _mm_movemask_epi8(
-        _mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)));
-    if (mask != 0) return p + __builtin_ctz(static_cast<unsigned>(mask));
-    p += 16;
-  }
-#endif
-  while (p < end && *p != '"' && *p != '\\') ++p;
-  return p;
-}
 
 inline bool IsNumberChar(char c) {
   return (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E';
@@ -101,16 +79,34 @@ bool Cursor::UnescapeRest(const char* start, absl::string_view* out, StringArena
     char e = q[1];
     char simple = 0;
     switch (e) {
-      case '"': simple = '"'; break;
-      case '\\': simple = '\\'; break;
-      case '/': simple = '/'; break;
-      case 'b': simple = '\b'; break;
-      case 'f': simple = '\f'; break;
-      case 'n': simple = '\n'; break;
-      case 'r': simple = '\r'; break;
-      case 't': simple = '\t'; break;
-      case 'u': break;
-      default: return Fail(q, "invalid escape sequence in string");
+      case '"':
+        simple = '"';
+        break;
+      case '\\':
+        simple = '\\';
+        break;
+      case '/':
+        simple = '/';
+        break;
+      case 'b':
+        simple = '\b';
+        break;
+      case 'f':
+        simple = '\f';
+        break;
+      case 'n':
+        simple = '\n';
+        break;
+      case 'r':
+        simple = '\r';
+        break;
+      case 't':
+        simple = '\t';
+        break;
+      case 'u':
+        break;
+      default:
+        return Fail(q, "invalid escape sequence in string");
     }
     if (simple != 0) {
       if (s != nullptr) s->push_back(simple);
@@ -302,119 +298,6 @@ bool Cursor::ParseToken(int depth, Token* token, StringArena* arena) {
       }
       return Fail(p_, "unexpected character");
   }
-}
-
-ScanStatus SkipLeniently(const char* begin, const char* end, const char** value_end) {
-  const char* p = begin;
-  while (p < end && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t')) ++p;
-  if (p == end) return ScanStatus::kIncomplete;
-  auto skip_string = [&](const char* q) -> const char* {  // q after the opening quote.
-    while (true) {
-      q = FindQuoteOrBackslash(q, end);
-      if (q == end) return nullptr;
-      if (*q == '"') return q + 1;
-      if (end - q < 2) return nullptr;
-      q += 2;
-    }
-  };
-  if (*p != '{' && *p != '[') {
-    if (*p == '"') {
-      const char* q = skip_string(p + 1);
-      if (q == nullptr) return ScanStatus::kIncomplete;
-      *value_end = q;
-      return ScanStatus::kOk;
-    }
-    while (p < end && *p != ',' && *p != ']' && *p != '}') ++p;
-    if (p == end) return ScanStatus::kIncomplete;
-    *value_end = p;
-    return ScanStatus::kOk;
-  }
-  std::string stack;
-  while (p < end) {
-    char c = *p;
-    if (c == '"') {
-      p = skip_string(p + 1);
-      if (p == nullptr) return ScanStatus::kIncomplete;
-      continue;
-    }
-    if (c == '{' || c == '[') {
-      stack.push_back(c);
-    } else if (c == '}' || c == ']') {
-      char opener = c == '}' ? '{' : '[';
-      size_t match = stack.rfind(opener);
-      // A closer without its opener closes everything still open.
-      stack.resize(match == std::string::npos ? 0 : match);
-      if (stack.empty()) {
-        *value_end = p + 1;
-        return ScanStatus::kOk;
-      }
-    }
-    ++p;
-  }
-  return ScanStatus::kIncomplete;
-}
-
-ScanStatus ResumableSkipper::Feed(const char* begin, const char* end, size_t* consumed) {
-  const char* p = begin;
-  auto done = [&](const char* at) {
-    *consumed = static_cast<size_t>(at - begin);
-    return ScanStatus::kOk;
-  };
-  if (!started_) {
-    while (p < end && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t')) ++p;
-    if (p == end) {
-      *consumed = static_cast<size_t>(end - begin);
-      return ScanStatus::kIncomplete;
-    }
-    started_ = true;
-    if (*p == '{' || *p == '[') {
-      depth_ = 1;
-      ++p;
-    } else if (*p == '"') {
-      in_string_ = true;
-      ++p;
-    } else {
-      scalar_ = true;
-    }
-  }
-  while (p < end) {
-    if (in_string_) {
-      if (escape_) {
-        escape_ = false;
-        ++p;
-        continue;
-      }
-      p = FindQuoteOrBackslash(p, end);
-      if (p == end) break;
-      if (*p == '\\') {
-        escape_ = true;
-        ++p;
-        continue;
-      }
-      in_string_ = false;
-      ++p;
-      if (depth_ == 0) return done(p);
-      continue;
-    }
-    char c = *p;
-    if (scalar_) {
-      if (c == ',' || c == ']' || c == '}' || c == ' ' || c == '\n' || c == '\r' || c == '\t') {
-        return done(p);
-      }
-      ++p;
-      continue;
-    }
-    if (c == '"') {
-      in_string_ = true;
-    } else if (c == '{' || c == '[') {
-      ++depth_;
-    } else if (c == '}' || c == ']') {
-      if (--depth_ == 0) return done(p + 1);
-    }
-    ++p;
-  }
-  *consumed = static_cast<size_t>(end - begin);
-  return ScanStatus::kIncomplete;
 }
 
 }  // namespace tbprof::converters::json

@@ -16,6 +16,10 @@
 
 #include "absl/strings/string_view.h"
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace tbprof::converters::json {
 
 // Deepest nesting of arrays/objects accepted, counting the document's
@@ -23,6 +27,23 @@ namespace tbprof::converters::json {
 inline constexpr int kMaxNestingDepth = 64;
 
 enum class ScanStatus : uint8_t { kOk, kIncomplete, kError };
+
+// First '"' or '\\' in [p, end), or end.
+inline const char* FindQuoteOrBackslash(const char* p, const char* end) {
+#if defined(__SSE2__)
+  const __m128i quote = _mm_set1_epi8('"');
+  const __m128i backslash = _mm_set1_epi8('\\');
+  while (end - p >= 16) {
+    __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    int mask =
+        _mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)));
+    if (mask != 0) return p + __builtin_ctz(static_cast<unsigned>(mask));
+    p += 16;
+  }
+#endif
+  while (p < end && *p != '"' && *p != '\\') ++p;
+  return p;
+}
 
 // Storage for unescaped strings. Views stay valid until Reset().
 class StringArena {

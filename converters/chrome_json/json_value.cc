@@ -41,8 +41,8 @@ bool Parse(Cursor* c, int depth, StringArena* arena, JsonValue* out) {
       c->set_pos(c->pos() + 1);
       if (next == ',') continue;
       if (next == close) return true;
-      return c->Fail(c->pos() - 1, object ? "expected ',' or '}' in object"
-                                          : "expected ',' or ']' in array");
+      return c->Fail(c->pos() - 1,
+                     object ? "expected ',' or '}' in object" : "expected ',' or ']' in array");
     }
   }
   Token token;
@@ -88,7 +88,8 @@ absl::StatusOr<JsonValue> ParseJsonValue(absl::string_view json) {
         absl::StrCat("byte ", c.error_pos() - padded.data(), ": ", c.error_message()));
   }
   const char* p = c.pos();
-  while (p < padded.data() + padded.size() && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t')) {
+  while (p < padded.data() + padded.size() &&
+         (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t')) {
     ++p;
   }
   if (p != padded.data() + padded.size()) {

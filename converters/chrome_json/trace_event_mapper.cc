@@ -1,5 +1,6 @@
 #include "converters/chrome_json/trace_event_mapper.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -8,8 +9,9 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "converters/chrome_json/json_number.h"
-#include "converters/chrome_json/json_value.h"
 #include "converters/chrome_json/utf8.h"
+#include "src/base/resource_usage.h"
+#include "src/base/status_macros.h"
 #include "src/xplane/xspace_schema.h"
 
 namespace tbprof::converters {
@@ -21,9 +23,14 @@ using xplane::StatType;
 
 namespace {
 
-// Events may lie this far (about 53 days) from the first event.
-constexpr int64_t kMaxDeltaNs = (int64_t{1} << 62) / 1000;
+// Events may lie this far (about 26 days) from the first event, and last at
+// most as long: offsets and ends in ps then stay below 2^62 after Finalize()
+// moves time zero to the earliest event.
+constexpr int64_t kMaxDeltaNs = (int64_t{1} << 61) / 1000;
 constexpr int64_t kStringIdTag = int64_t{1} << 62;
+// Memory sizes beyond 2^62 bytes are nonsense; bounding them keeps sums of
+// up to 2 events exact and running sums checked (see EmitMemoryEvents).
+constexpr int64_t kMaxMemoryBytes = int64_t{1} << 62;
 constexpr int64_t kFirstSyntheticLineId = 0xC0000000;
 
 bool IsNumberOrString(const Token& t) {
@@ -56,6 +63,11 @@ void TraceEventMapper::Malformed(uint64_t byte_offset, absl::string_view reason)
   if (static_cast<int>(summary_.malformed_examples.size()) < options_.max_error_examples) {
     summary_.malformed_examples.push_back(absl::StrCat("byte ", byte_offset, ": ", reason));
   }
+}
+
+absl::Status TraceEventMapper::CheckMemory(absl::string_view where) const {
+  if (options_.max_memory_bytes == 0) return absl::OkStatus();
+  return CheckMemoryLimit(options_.max_memory_bytes, std::string(where));
 }
 
 void TraceEventMapper::OnMalformedEvent(uint64_t byte_offset, absl::string_view reason) {
@@ -98,6 +110,9 @@ TraceEventMapper::Kind TraceEventMapper::ClassifyText(absl::string_view c) {
       break;
     case 12:
       if (absl::EqualsIgnoreCase(c, "cuda_runtime")) return Kind::kRuntime;
+      break;
+    case 15:
+      if (absl::EqualsIgnoreCase(c, "python_function")) return Kind::kPythonFrame;
       break;
     case 19:
       if (absl::EqualsIgnoreCase(c, "gpu_user_annotation")) return Kind::kGpuAnnotation;
@@ -147,8 +162,7 @@ uint32_t TraceEventMapper::ThreadIndex(const Token& pid, const Token& tid, bool*
     // plugin's derived-line ids).
     int64_t line_id = key.second;
     if (line_id < 0 || line_id >= kFirstSyntheticLineId || used_line_ids_.contains(line_id)) {
-      while (used_line_ids_.contains(next_synthetic_line_id_)) ++next_synthetic_line_id_;
-      line_id = next_synthetic_line_id_++;
+      line_id = NewSyntheticLineId();
     }
     used_line_ids_.emplace(line_id, it->second);
     t.line = HostPlane()->GetOrCreateLine(line_id);
@@ -163,6 +177,11 @@ uint32_t TraceEventMapper::ThreadIndex(const Token& pid, const Token& tid, bool*
   return it->second;
 }
 
+int64_t TraceEventMapper::NewSyntheticLineId() {
+  while (used_line_ids_.contains(next_synthetic_line_id_)) ++next_synthetic_line_id_;
+  return next_synthetic_line_id_++;
+}
+
 bool TraceEventMapper::ToOffsetPs(int64_t ts_ns, int64_t* offset_ps) {
   __int128 delta = static_cast<__int128>(ts_ns) - base_ns_;
   if (delta > kMaxDeltaNs || delta < -kMaxDeltaNs) return false;
@@ -173,8 +192,13 @@ bool TraceEventMapper::ToOffsetPs(int64_t ts_ns, int64_t* offset_ps) {
 absl::Status TraceEventMapper::OnEvent(const RawTraceEvent& e) {
   ++summary_.events_read;
   if (options_.max_events > 0 && summary_.events_read > options_.max_events) {
-    return absl::ResourceExhaustedError(absl::StrCat("byte ", e.byte_offset, ": more than ",
-                                                     options_.max_events, " trace events"));
+    return absl::ResourceExhaustedError(
+        absl::StrCat("byte ", e.byte_offset, ": more than ", options_.max_events, " trace events"));
+  }
+  // Memory guard: a clear error instead of the OOM killer. Reading the RSS
+  // costs a few microseconds, so only every 16K events.
+  if (options_.max_memory_bytes > 0 && (summary_.events_read & 0x3FFF) == 0) {
+    TBPROF_RETURN_IF_ERROR(CheckMemory(absl::StrCat("byte ", e.byte_offset)));
   }
   if (e.ph.kind != ValueKind::kString || e.ph.text.empty()) {
     Malformed(e.byte_offset, "trace event without a \"ph\" string");
@@ -186,7 +210,12 @@ absl::Status TraceEventMapper::OnEvent(const RawTraceEvent& e) {
       ++summary_.metadata_events;
       OnMetadataEvent(e);
       return absl::OkStatus();
-    case 'X': case 'B': case 'E': case 'i': case 'I': case 'n':
+    case 'X':
+    case 'B':
+    case 'E':
+    case 'i':
+    case 'I':
+    case 'n':
       break;
     default:
       ++summary_.events_ignored;  // Flows, counters, async, samples, objects.
@@ -204,7 +233,7 @@ absl::Status TraceEventMapper::OnEvent(const RawTraceEvent& e) {
   int64_t unused_ps;
   if (!ToOffsetPs(ts_ns, &unused_ps)) {
     ++out_of_range_;
-    Malformed(e.byte_offset, "\"ts\" is more than 53 days away from the first event");
+    Malformed(e.byte_offset, "\"ts\" is more than 26 days away from the first event");
     return absl::OkStatus();
   }
   Kind kind = Classify(e.cat);
@@ -273,8 +302,11 @@ absl::Status TraceEventMapper::OnCompleteEvent(const RawTraceEvent& e, Kind kind
     }
   }
   switch (kind) {
-    case Kind::kKernel: case Kind::kMemcpy: case Kind::kMemset:
-    case Kind::kGpuAnnotation: case Kind::kGpuSync:
+    case Kind::kKernel:
+    case Kind::kMemcpy:
+    case Kind::kMemset:
+    case Kind::kGpuAnnotation:
+    case Kind::kGpuSync:
       BufferGpuEvent(e, kind, ts_ns, dur_ns);
       return absl::OkStatus();
     default:
@@ -308,12 +340,23 @@ void TraceEventMapper::EmitHostEvent(uint32_t thread, const HostEvent& he, uint6
   int64_t offset_ps;
   if (!ToOffsetPs(he.ts_ns, &offset_ps) || he.dur_ns > kMaxDeltaNs) {
     ++out_of_range_;
-    Malformed(byte_offset, "event time is more than 53 days away from the first event");
+    Malformed(byte_offset, "event time is more than 26 days away from the first event");
     return;
   }
   xplane::XPlaneBuilder* plane = HostPlane();
   HostThread& t = threads_[thread];
   uint32_t md = plane->GetOrCreateEventMetadata(SanitizeUtf8(he.name, &scratch_));
+  if (he.kind == Kind::kPythonFrame) {
+    if (t.python_line == nullptr) {
+      int64_t line_id = NewSyntheticLineId();
+      used_line_ids_.emplace(line_id, thread);
+      t.python_line = plane->GetOrCreateLine(line_id);
+      t.python_line->SetTimestampNs(base_ns_);
+    }
+    t.python_line->AddEvent(md, offset_ps, he.dur_ns * 1000);
+    ++summary_.events_converted;
+    return;
+  }
   xplane::XEventBuilder ev = t.line->AddEvent(md, offset_ps, he.dur_ns * 1000);
   ++summary_.events_converted;
   if (he.correlation != kNone) {
@@ -333,8 +376,8 @@ void TraceEventMapper::EmitHostEvent(uint32_t thread, const HostEvent& he, uint6
     ev.AddInt64(stat_step_num_, step);
     ++summary_.step_roots;
     t.has_step_root = true;
-    step_roots_.push_back({thread, static_cast<uint32_t>(t.line->num_events() - 1), he.ts_ns,
-                           he.ts_ns + he.dur_ns});
+    step_roots_.push_back(
+        {thread, static_cast<uint32_t>(t.line->num_events() - 1), he.ts_ns, he.ts_ns + he.dur_ns});
   }
 }
 
@@ -350,8 +393,8 @@ void TraceEventMapper::OnMemoryEvent(const RawTraceEvent& e, uint32_t thread, in
   PendingMemoryEvent m;
   m.ts_ns = ts_ns;
   m.bytes = IntOr(e.args.mem_bytes, kNone);
-  if (m.bytes == kNone) {
-    Malformed(e.byte_offset, "[memory] event without integer args.Bytes");
+  if (m.bytes == kNone || m.bytes < -kMaxMemoryBytes || m.bytes > kMaxMemoryBytes) {
+    Malformed(e.byte_offset, "[memory] event without a plausible integer args.Bytes");
     return;
   }
   uint64_t addr = 0;
@@ -360,102 +403,19 @@ void TraceEventMapper::OnMemoryEvent(const RawTraceEvent& e, uint32_t thread, in
     if (json::ParseInt64(e.args.addr.text, &signed_addr)) addr = static_cast<uint64_t>(signed_addr);
   }
   m.addr = addr;
+  // Totals outside [0, 2^62] are not believed (and keep the sums below exact).
   m.total_allocated = IntOr(e.args.total_allocated, kNone);
+  if (m.total_allocated < 0 || m.total_allocated > kMaxMemoryBytes) m.total_allocated = kNone;
   m.total_reserved = IntOr(e.args.total_reserved, kNone);
-  m.device_type = static_cast<int32_t>(IntOr(e.args.mem_device_type, 0));
-  m.device_id = static_cast<int32_t>(IntOr(e.args.mem_device_id, -1));
+  if (m.total_reserved < 0 || m.total_reserved > kMaxMemoryBytes) m.total_reserved = kNone;
+  m.device_type =
+      static_cast<int32_t>(std::clamp<int64_t>(IntOr(e.args.mem_device_type, 0), -1, INT32_MAX));
+  m.device_id =
+      static_cast<int32_t>(std::clamp<int64_t>(IntOr(e.args.mem_device_id, -1), -1, INT32_MAX));
   m.thread_index = thread;
   threads_[thread].probes.push_back(
       {ts_ns, 0x80000000u | static_cast<uint32_t>(memory_events_.size())});
   memory_events_.push_back(m);
-}
-
-void TraceEventMapper::BufferGpuEvent(const RawTraceEvent& e, Kind kind, int64_t ts_ns,
-                                      int64_t dur_ns) {
-  PendingGpuEvent g;
-  g.ts_ns = ts_ns;
-  g.dur_ns = dur_ns;
-  g.kind = kind;
-  const json::TraceEventArgs& a = e.args;
-  g.device = static_cast<int32_t>(IntOr(a.device, IntOr(e.pid, 0)));
-  int64_t stream = IntOr(a.stream, kNone);
-  if (stream == kNone) {
-    stream = IntOr(e.tid, kNone);
-    int64_t parsed;
-    if (stream == kNone && e.tid.kind == ValueKind::kString &&
-        absl::StartsWith(e.tid.text, "stream ") &&
-        absl::SimpleAtoi(e.tid.text.substr(7), &parsed)) {
-      stream = parsed;
-    }
-    if (stream == kNone) stream = 0;
-  }
-  g.stream = stream;
-  g.correlation = IntOr(a.correlation, kNone);
-  g.external_id = IntOr(a.external_id, kNone);
-  g.bytes = 0;
-  if (IsNumberOrString(a.bytes)) json::ParseUint64(a.bytes.text, &g.bytes);
-  g.registers = static_cast<int32_t>(IntOr(a.registers, 0));
-  g.shared_memory = IntOr(a.shared_memory, 0);
-  int64_t grid[3] = {1, 1, 1}, block[3] = {1, 1, 1};
-  bool has_grid = a.grid.kind == ValueKind::kArray && json::ParseDim3(a.grid.text, grid);
-  bool has_block = a.block.kind == ValueKind::kArray && json::ParseDim3(a.block.text, block);
-  for (int i = 0; i < 3; ++i) {
-    g.grid[i] = static_cast<int32_t>(std::clamp<int64_t>(grid[i], 0, INT32_MAX));
-    g.block[i] = static_cast<int32_t>(std::clamp<int64_t>(block[i], 0, INT32_MAX));
-  }
-  g.has_launch_params = has_block && (a.registers.present() || a.shared_memory.present() || has_grid);
-  double occ;
-  g.est_occupancy_pct = IsNumberOrString(a.est_occupancy) && json::ParseDouble(a.est_occupancy.text, &occ)
-                            ? static_cast<float>(occ)
-                            : std::numeric_limits<float>::quiet_NaN();
-  g.name_id = space_->strings.Intern(SanitizeUtf8(e.name.text, &scratch_));
-  gpu_events_.push_back(g);
-}
-
-bool TraceEventMapper::WantsTopLevelValue(absl::string_view key) {
-  return key == "deviceProperties" || key == "distributedInfo" ||
-         key == "baseTimeNanoseconds" || key == "metadata" || key == "hostname" ||
-         absl::StartsWith(key, "roctracer") || absl::StartsWith(key, "rocm") ||
-         absl::StartsWith(key, "hip");
-}
-
-absl::Status TraceEventMapper::OnTopLevelValue(absl::string_view key, absl::string_view text,
-                                               uint64_t byte_offset) {
-  if (absl::StartsWith(key, "roctracer") || absl::StartsWith(key, "rocm") ||
-      absl::StartsWith(key, "hip")) {
-    rocm_ = true;
-    return absl::OkStatus();
-  }
-  absl::StatusOr<json::JsonValue> value = json::ParseJsonValue(text);
-  if (!value.ok()) {
-    space_->warnings.push_back(absl::StrCat("top-level \"", key, "\" at byte ", byte_offset,
-                                            " ignored: ", value.status().message()));
-    return absl::OkStatus();
-  }
-  if (key == "deviceProperties") {
-    absl::Status s = ParseDeviceProperties(*value);
-    if (!s.ok()) {
-      space_->warnings.push_back(absl::StrCat("deviceProperties at byte ", byte_offset,
-                                              " ignored: ", s.message()));
-    }
-  } else if (key == "distributedInfo") {
-    if (const json::JsonValue* rank = value->Find("rank")) rank->AsInt64(&summary_.rank);
-  } else if (key == "baseTimeNanoseconds") {
-    value->AsInt64(&base_time_ns_);
-  } else if (key == "hostname") {
-    if (!value->AsString().empty()) summary_.hostname_hint = std::string(value->AsString());
-  } else if (key == "metadata") {
-    // TraceLens-style: metadata.system.uname.node; or metadata.hostname.
-    const json::JsonValue* node = nullptr;
-    if (const json::JsonValue* system = value->Find("system")) {
-      if (const json::JsonValue* uname = system->Find("uname")) node = uname->Find("node");
-    }
-    if (node == nullptr) node = value->Find("hostname");
-    if (node != nullptr && !node->AsString().empty() && summary_.hostname_hint.empty()) {
-      summary_.hostname_hint = std::string(node->AsString());
-    }
-  }
-  return absl::OkStatus();
 }
 
 }  // namespace tbprof::converters

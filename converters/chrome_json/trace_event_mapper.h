@@ -19,6 +19,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "converters/chrome_json/chrome_json_to_xspace.h"
 #include "converters/chrome_json/json_value.h"
 #include "converters/chrome_json/trace_json_reader.h"
@@ -36,15 +37,30 @@ class TraceEventMapper : public json::TraceJsonHandler {
   bool WantsTopLevelValue(absl::string_view key) override;
   absl::Status OnTopLevelValue(absl::string_view key, absl::string_view json,
                                uint64_t byte_offset) override;
+  void OnTopLevelValueSkipped(absl::string_view key, uint64_t byte_offset,
+                              absl::string_view reason) override;
 
   // Emits buffered events, names lines, finalizes the space and fills the
-  // summary. Call once, after the reader is done.
-  ChromeJsonSummary Finish(const json::TraceJsonReadResult& read);
+  // summary. Call once, after the reader is done. Errors: kResourceExhausted
+  // when options.max_memory_bytes is passed (message without the file name).
+  absl::StatusOr<ChromeJsonSummary> Finish(const json::TraceJsonReadResult& read);
 
  private:
   // What an event is, from its category.
   enum class Kind : uint8_t {
-    kHost, kCpuOp, kRuntime, kKernel, kMemcpy, kMemset, kGpuAnnotation, kGpuSync,
+    kHost,
+    kCpuOp,
+    kRuntime,
+    kKernel,
+    kMemcpy,
+    kMemset,
+    kGpuAnnotation,
+    kGpuSync,
+    // PyTorch's Python tracer frames ("python_function"). They start and end
+    // at Python call boundaries, which straddle the framework's own spans
+    // (ProfilerStep#N begins inside record_function.__enter__), so they go on
+    // a line of their own per thread and never cut a step root short.
+    kPythonFrame,
   };
   static constexpr int64_t kNone = INT64_MIN;
 
@@ -53,11 +69,11 @@ class TraceEventMapper : public json::TraceJsonHandler {
     int64_t begin_ns, end_ns;
     uint32_t name_id;  // StringPool id.
   };
-  struct Probe {         // A point on the thread to attribute to a CPU op.
+  struct Probe {  // A point on the thread to attribute to a CPU op.
     int64_t ts_ns;
-    uint32_t index;      // Bit 31 set: memory event index; else launch index.
+    uint32_t index;  // Bit 31 set: memory event index; else launch index.
   };
-  struct OpenSpan {      // A "B" event waiting for its "E".
+  struct OpenSpan {  // A "B" event waiting for its "E".
     int64_t ts_ns;
     uint32_t name_id;
     Kind kind;
@@ -69,6 +85,7 @@ class TraceEventMapper : public json::TraceJsonHandler {
     std::string tid_text;
     xplane::XLineBuilder* line = nullptr;
     xplane::Line* raw_line = nullptr;
+    xplane::XLineBuilder* python_line = nullptr;  // Created on first kPythonFrame.
     bool has_step_root = false;
     std::vector<OpenSpan> open;
     std::vector<OpSpan> ops;
@@ -113,6 +130,7 @@ class TraceEventMapper : public json::TraceJsonHandler {
   uint32_t ThreadIndex(const json::Token& pid, const json::Token& tid, bool* ok);
   bool ToOffsetPs(int64_t ts_ns, int64_t* offset_ps);
   void Malformed(uint64_t byte_offset, absl::string_view reason);
+  absl::Status CheckMemory(absl::string_view where) const;
   xplane::XPlaneBuilder* HostPlane();
 
   absl::Status OnCompleteEvent(const json::RawTraceEvent& e, Kind kind, int64_t ts_ns);
@@ -140,10 +158,10 @@ class TraceEventMapper : public json::TraceJsonHandler {
   ChromeJsonSummary summary_;
 
   bool have_base_ = false;
-  int64_t base_ns_ = 0;  // Trace-clock ns of line timestamp_ns.
+  int64_t base_ns_ = 0;       // Trace-clock ns of line timestamp_ns.
   int64_t base_time_ns_ = 0;  // baseTimeNanoseconds (epoch of ts 0), 0 if absent.
-  bool rocm_ = false;  // HIP runtime events or ROCm keys seen.
-  bool cuda_ = false;  // CUDA runtime/driver events seen.
+  bool rocm_ = false;         // HIP runtime events or ROCm keys seen.
+  bool cuda_ = false;         // CUDA runtime/driver events seen.
 
   xplane::XPlaneBuilder* host_plane_ = nullptr;
   uint32_t stat_correlation_ = 0, stat_device_id_ = 0, stat_is_root_ = 0, stat_step_num_ = 0;
@@ -162,17 +180,19 @@ class TraceEventMapper : public json::TraceJsonHandler {
   absl::flat_hash_map<std::string, int64_t> string_ids_;  // Non-numeric pid/tid.
   absl::flat_hash_map<int64_t, int64_t> used_line_ids_;   // line id -> thread index.
   int64_t next_synthetic_line_id_ = 0xC0000000;
+  // Returns a line id not used by any thread line yet.
+  int64_t NewSyntheticLineId();
   absl::flat_hash_map<std::pair<int64_t, int64_t>, std::string> thread_names_;
 
-  std::vector<int64_t> launch_correlations_;       // Indexed by Probe::index.
-  absl::flat_hash_map<int64_t, uint32_t> launch_op_;  // correlation -> op name id.
+  std::vector<int64_t> launch_correlations_;               // Indexed by Probe::index.
+  absl::flat_hash_map<int64_t, uint32_t> launch_op_;       // correlation -> op name id.
   absl::flat_hash_map<int64_t, uint32_t> external_id_op_;  // External id -> op name id.
 
   // A /device:GPU:n plane being filled by EmitGpuEvents().
   struct GpuPlane {
     xplane::XPlaneBuilder* plane = nullptr;
-    uint32_t correlation = 0, kernel_details = 0, theoretical_occupancy = 0,
-             est_occupancy = 0, tf_op = 0, memcpy_details = 0, memset_details = 0;
+    uint32_t correlation = 0, kernel_details = 0, theoretical_occupancy = 0, est_occupancy = 0,
+             tf_op = 0, memcpy_details = 0, memset_details = 0;
     absl::flat_hash_map<std::pair<int, int64_t>, xplane::XLineBuilder*> lines;
     absl::flat_hash_map<uint32_t, uint32_t> renamed_metadata;  // Original name id -> index.
     int64_t next_line_id = 0x30000000;

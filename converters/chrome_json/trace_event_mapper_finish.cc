@@ -1,6 +1,6 @@
 // TraceEventMapper::Finish(): what can only be done once the whole trace has
-// been read — CPU-op attribution, GPU and memory events, line names, device
-// stats, Finalize().
+// been read: CPU-op attribution, memory events, cross-thread step links, line
+// names, warnings, Finalize(). (GPU events: trace_event_mapper_device.cc.)
 #include <algorithm>
 #include <cmath>
 #include <numeric>
@@ -8,9 +8,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "converters/chrome_json/trace_event_mapper.h"
-#include "converters/common/gpu_memcpy_kinds.h"
-#include "converters/common/gpu_plane_stats.h"
-#include "converters/common/kernel_details.h"
+#include "converters/chrome_json/utf8.h"
+#include "src/base/status_macros.h"
 #include "src/xplane/xspace_schema.h"
 
 namespace tbprof::converters {
@@ -20,8 +19,6 @@ using xplane::StatType;
 namespace {
 
 constexpr uint32_t kMemoryProbeBit = 0x80000000u;
-constexpr int64_t kAnnotationLineBase = 0x10000000;
-constexpr int64_t kSyncLineBase = 0x20000000;
 
 std::string AllocatorName(int32_t device_type, int32_t device_id) {
   // c10::DeviceType: 0 CPU, 1 CUDA, 6 HIP (ROCm builds report CUDA too).
@@ -64,169 +61,6 @@ void TraceEventMapper::AttributeToCpuOps() {
   }
 }
 
-const GpuDeviceProperties* TraceEventMapper::DeviceProps(int64_t device) const {
-  for (const GpuDeviceProperties& p : device_props_) {
-    if (p.id == device) return &p;
-  }
-  return nullptr;
-}
-
-TraceEventMapper::GpuPlane& TraceEventMapper::GetGpuPlane(int32_t device) {
-  GpuPlane& gp = gpu_planes_[device];
-  if (gp.plane == nullptr) {
-    gp.plane = builder_.GetOrCreatePlane(xplane::GpuPlaneName(device));
-    gp.correlation = gp.plane->GetOrCreateStatMetadata(StatType::kCorrelationId);
-    gp.kernel_details = gp.plane->GetOrCreateStatMetadata(StatType::kKernelDetails);
-    gp.theoretical_occupancy = gp.plane->GetOrCreateStatMetadata(StatType::kTheoreticalOccupancyPct);
-    gp.est_occupancy = gp.plane->GetOrCreateStatMetadata(StatType::kEstAchievedOccupancyPct);
-    gp.tf_op = gp.plane->GetOrCreateStatMetadata(StatType::kTfOp);
-    gp.memcpy_details = gp.plane->GetOrCreateStatMetadata(StatType::kMemcpyDetails);
-    gp.memset_details = gp.plane->GetOrCreateStatMetadata(StatType::kMemsetDetails);
-  }
-  return gp;
-}
-
-xplane::XLineBuilder* TraceEventMapper::GpuLine(GpuPlane& gp, Kind kind, int64_t stream) {
-  int kind_index = kind == Kind::kGpuAnnotation ? 1 : (kind == Kind::kGpuSync ? 2 : 0);
-  auto [it, inserted] = gp.lines.try_emplace({kind_index, stream}, nullptr);
-  if (!inserted) return it->second;
-  int64_t line_id;
-  if (stream >= 0 && stream < kAnnotationLineBase) {
-    line_id = stream + (kind_index == 1 ? kAnnotationLineBase : (kind_index == 2 ? kSyncLineBase : 0));
-  } else {
-    line_id = gp.next_line_id++;
-  }
-  xplane::XLineBuilder* line = gp.plane->GetOrCreateLine(line_id);
-  line->SetTimestampNs(base_ns_);
-  // Only real device activity goes on "Stream #N" lines.
-  switch (kind_index) {
-    case 0: line->SetName(absl::StrCat("Stream #", stream)); break;
-    case 1: line->SetName(absl::StrCat("GPU annotations (stream ", stream, ")")); break;
-    default: line->SetName(absl::StrCat("CUDA sync (stream ", stream, ")")); break;
-  }
-  it->second = line;
-  return line;
-}
-
-void TraceEventMapper::EmitGpuEvents() {
-  int64_t kernels_without_props = 0;
-  std::string details;
-  for (const PendingGpuEvent& g : gpu_events_) {
-    int64_t offset_ps;
-    if (!ToOffsetPs(g.ts_ns, &offset_ps)) {
-      ++out_of_range_;
-      ++summary_.events_malformed;
-      continue;
-    }
-    GpuPlane& gp = GetGpuPlane(g.device);
-    xplane::XLineBuilder* line = GpuLine(gp, g.kind, g.stream);
-    absl::string_view name = space_->strings.Get(g.name_id);
-    uint32_t md;
-    if (g.kind == Kind::kMemcpy || g.kind == Kind::kMemset) {
-      // Plugin name ("MemcpyHToD", "Memset"); the Kineto name stays the
-      // display name, one metadata per Kineto name.
-      auto [it, inserted] = gp.renamed_metadata.try_emplace(g.name_id, 0);
-      if (inserted) {
-        it->second = gp.plane->GetOrCreateEventMetadata(name);
-        absl::string_view plugin_name = g.kind == Kind::kMemset
-                                            ? absl::string_view("Memset")
-                                            : MemcpyEventName(ParseMemcpyName(name).direction);
-        xplane::EventMetadata& m = gp.plane->event_metadata(it->second);
-        m.name = space_->strings.Intern(plugin_name);
-        if (plugin_name != name) m.display_name = g.name_id;
-      }
-      md = it->second;
-    } else {
-      md = gp.plane->GetOrCreateEventMetadata(name);
-    }
-    xplane::XEventBuilder ev = line->AddEvent(md, offset_ps, g.dur_ns * 1000);
-    ++summary_.events_converted;
-    if (g.kind == Kind::kGpuAnnotation || g.kind == Kind::kGpuSync) continue;
-
-    if (g.correlation != kNone) ev.AddInt64(gp.correlation, g.correlation);
-    details.clear();
-    if (g.kind == Kind::kKernel) {
-      ++summary_.kernels;
-      KernelDetails d;
-      d.registers_per_thread = g.registers;
-      d.static_shared_mem_bytes = g.shared_memory;  // Kineto gives static + dynamic.
-      d.dynamic_shared_mem_bytes = 0;
-      for (int i = 0; i < 3; ++i) {
-        d.grid[i] = g.grid[i];
-        d.block[i] = g.block[i];
-      }
-      const GpuDeviceProperties* props = DeviceProps(g.device);
-      if (props == nullptr) ++kernels_without_props;
-      if (props != nullptr && g.has_launch_params && !rocm_ && HasOccupancyInputs(*props)) {
-        KernelLaunchConfig launch;
-        launch.registers_per_thread = g.registers;
-        launch.static_shared_mem_bytes = g.shared_memory;
-        launch.block_x = g.block[0];
-        launch.block_y = g.block[1];
-        launch.block_z = g.block[2];
-        launch.grid_x = g.grid[0];
-        launch.grid_y = g.grid[1];
-        launch.grid_z = g.grid[2];
-        absl::StatusOr<OccupancyResult> occ = ComputeOccupancy(*props, launch);
-        if (occ.ok()) {
-          d.has_occupancy = true;
-          d.occupancy_pct = occ->theoretical_occupancy_pct;
-          ev.AddDouble(gp.theoretical_occupancy, occ->theoretical_occupancy_pct);
-        }
-      }
-      AppendKernelDetails(d, &details);
-      ev.AddRef(gp.kernel_details, details);
-      if (!std::isnan(g.est_occupancy_pct)) ev.AddDouble(gp.est_occupancy, g.est_occupancy_pct);
-    } else if (g.kind == Kind::kMemcpy) {
-      ++summary_.memcpys;
-      MemcpyNameInfo info = ParseMemcpyName(name);
-      AppendMemcpyDetails(g.bytes, info.src_kind, info.dst_kind, &details);
-      ev.AddString(gp.memcpy_details, details);
-    } else {
-      ++summary_.memsets;
-      absl::string_view kind;
-      size_t open = name.find('('), close = name.rfind(')');
-      if (open != absl::string_view::npos && close != absl::string_view::npos && close > open) {
-        kind = name.substr(open + 1, close - open - 1);
-      }
-      AppendMemsetDetails(g.bytes, kind, &details);
-      ev.AddString(gp.memset_details, details);
-    }
-    // The launching PyTorch op: the innermost CPU op around the launch, else
-    // the op named by the event's External id.
-    uint32_t op = 0;
-    if (g.correlation != kNone) {
-      auto it = launch_op_.find(g.correlation);
-      if (it != launch_op_.end()) op = it->second;
-    }
-    if (op == 0 && g.external_id != kNone) {
-      auto it = external_id_op_.find(g.external_id);
-      if (it != external_id_op_.end()) op = it->second;
-    }
-    if (op != 0) ev.AddRef(gp.tf_op, space_->strings.Get(op));
-  }
-  std::vector<PendingGpuEvent>().swap(gpu_events_);
-
-  // Device stats.
-  for (auto& [device, gp] : gpu_planes_) {
-    GpuDeviceProperties props;
-    if (const GpuDeviceProperties* known = DeviceProps(device)) props = *known;
-    props.id = device;
-    if (rocm_) props.vendor = GpuVendor::kAmd;
-    if (props.vendor == GpuVendor::kUnknown && (!device_props_.empty() || cuda_)) {
-      // CUDA runtime launches or Kineto's CUDA device properties.
-      props.vendor = GpuVendor::kNvidia;
-    }
-    SetGpuPlaneDeviceStats(props, gp.plane);
-  }
-  if (kernels_without_props > 0) {
-    space_->warnings.push_back(absl::StrCat(
-        kernels_without_props,
-        " kernels ran on GPUs without deviceProperties in the trace: their theoretical "
-        "occupancy (occ_pct) is not computed"));
-  }
-}
-
 void TraceEventMapper::EmitMemoryEvents() {
   if (memory_events_.empty()) return;
   xplane::XPlaneBuilder* plane = HostPlane();
@@ -259,10 +93,17 @@ void TraceEventMapper::EmitMemoryEvents() {
     size_t end = begin;
     // Running total for events without "Total Allocated"; shifted so that it
     // never drops below zero (frees of blocks allocated before the trace).
+    // Running sums saturate at +-2^62 instead of overflowing.
+    auto add = [](int64_t a, int64_t b) {
+      constexpr int64_t kLimit = int64_t{1} << 62;
+      int64_t sum;
+      if (__builtin_add_overflow(a, b, &sum)) return b > 0 ? kLimit : -kLimit;
+      return std::clamp<int64_t>(sum, -kLimit, kLimit);
+    };
     int64_t running = 0, lowest = 0;
     while (end < order.size() && memory_events_[order[end]].device_type == first.device_type &&
            memory_events_[order[end]].device_id == first.device_id) {
-      running += memory_events_[order[end]].bytes;
+      running = add(running, memory_events_[order[end]].bytes);
       lowest = std::min(lowest, running);
       ++end;
     }
@@ -270,7 +111,7 @@ void TraceEventMapper::EmitMemoryEvents() {
     int64_t peak = 0;
     for (size_t i = begin; i < end; ++i) {
       const PendingMemoryEvent& m = memory_events_[order[i]];
-      running += m.bytes;
+      running = add(running, m.bytes);
       int64_t allocated = m.total_allocated != kNone ? m.total_allocated : running;
       int64_t available = 0;
       if (m.total_allocated != kNone && m.total_reserved != kNone) {
@@ -302,16 +143,19 @@ void TraceEventMapper::EmitMemoryEvents() {
 void TraceEventMapper::NameHostLines() {
   for (HostThread& t : threads_) {
     unmatched_begin_ += static_cast<int64_t>(t.open.size());
+    std::string name;
     auto it = thread_names_.find(std::make_pair(t.pid_key, t.tid_key));
     if (it != thread_names_.end()) {
-      t.line->SetName(it->second);
+      name = it->second;
     } else if (t.tid_text.empty()) {
-      t.line->SetName("global events");  // Kineto's pid "" / tid "" instants.
+      name = "global events";  // Kineto's pid "" / tid "" instants.
     } else if (t.tid_key >= (int64_t{1} << 62)) {
-      t.line->SetName(t.tid_text);  // A named row such as "PyTorch Profiler".
+      name = t.tid_text;  // A named row such as "PyTorch Profiler".
     } else {
-      t.line->SetName(absl::StrCat("thread ", t.tid_text));
+      name = absl::StrCat("thread ", t.tid_text);
     }
+    t.line->SetName(name);
+    if (t.python_line != nullptr) t.python_line->SetName(absl::StrCat(name, " python stack"));
   }
 }
 
@@ -343,7 +187,8 @@ void TraceEventMapper::LinkThreadsToSteps() {
     order.resize(events.size());
     for (uint32_t i = 0; i < events.size(); ++i) order[i] = i;
     std::sort(order.begin(), order.end(), [&events](uint32_t a, uint32_t b) {
-      if (events[a].offset_ps != events[b].offset_ps) return events[a].offset_ps < events[b].offset_ps;
+      if (events[a].offset_ps != events[b].offset_ps)
+        return events[a].offset_ps < events[b].offset_ps;
       return events[a].duration_ps > events[b].duration_ps;
     });
     int64_t outer_end_ps = INT64_MIN;
@@ -352,9 +197,9 @@ void TraceEventMapper::LinkThreadsToSteps() {
       if (begin_ps < outer_end_ps) continue;  // Nested in an outer event.
       outer_end_ps = begin_ps + events[index].duration_ps;
       int64_t begin_ns = base_ns_ + begin_ps / 1000;
-      auto it = std::upper_bound(
-          step_roots_.begin(), step_roots_.end(), begin_ns,
-          [](int64_t ts, const StepRoot& root) { return ts < root.begin_ns; });
+      auto it =
+          std::upper_bound(step_roots_.begin(), step_roots_.end(), begin_ns,
+                           [](int64_t ts, const StepRoot& root) { return ts < root.begin_ns; });
       if (it == step_roots_.begin()) continue;
       --it;
       if (begin_ns >= it->end_ns) continue;
@@ -365,49 +210,11 @@ void TraceEventMapper::LinkThreadsToSteps() {
   }
 }
 
-absl::Status TraceEventMapper::ParseDeviceProperties(const json::JsonValue& value) {
-  if (value.kind != json::ValueKind::kArray) {
-    return absl::InvalidArgumentError("not an array");
-  }
-  for (size_t i = 0; i < value.elements.size(); ++i) {
-    const json::JsonValue& d = value.elements[i];
-    if (d.kind != json::ValueKind::kObject) continue;
-    GpuDeviceProperties p;
-    auto get = [&d](absl::string_view key, int64_t fallback) {
-      int64_t v;
-      const json::JsonValue* f = d.Find(key);
-      return f != nullptr && f->AsInt64(&v) ? v : fallback;
-    };
-    auto get_int = [&get](absl::string_view key) {
-      return static_cast<int>(std::clamp<int64_t>(get(key, 0), 0, INT32_MAX));
-    };
-    p.id = get("id", static_cast<int64_t>(i));
-    if (const json::JsonValue* name = d.Find("name")) p.name = std::string(name->AsString());
-    p.vendor = GuessGpuVendorFromName(p.name);
-    p.compute_major = get_int("computeMajor");
-    p.compute_minor = get_int("computeMinor");
-    p.num_sms = get_int("numSms");
-    p.max_threads_per_block = get_int("maxThreadsPerBlock");
-    p.max_threads_per_sm = get_int("maxThreadsPerMultiprocessor");
-    p.regs_per_block = get_int("regsPerBlock");
-    p.regs_per_sm = get_int("regsPerMultiprocessor");
-    p.warp_size = get_int("warpSize");
-    p.shared_mem_per_block_bytes = get("sharedMemPerBlock", 0);
-    p.shared_mem_per_sm_bytes = get("sharedMemPerMultiprocessor", 0);
-    p.shared_mem_per_block_optin_bytes = get("sharedMemPerBlockOptin", 0);
-    p.reserved_shared_mem_per_block_bytes = get("reservedSharedMemPerBlock", -1);
-    p.total_global_mem_bytes = get("totalGlobalMem", 0);
-    p.clock_rate_khz = get("clockRate", 0);
-    p.memory_clock_rate_khz = get("memoryClockRate", 0);
-    p.memory_bus_width_bits = get_int("memoryBusWidth");
-    if (DeviceProps(p.id) == nullptr) device_props_.push_back(std::move(p));
-  }
-  return absl::OkStatus();
-}
-
-ChromeJsonSummary TraceEventMapper::Finish(const json::TraceJsonReadResult& read) {
+absl::StatusOr<ChromeJsonSummary> TraceEventMapper::Finish(const json::TraceJsonReadResult& read) {
+  TBPROF_RETURN_IF_ERROR(CheckMemory("after reading"));
   AttributeToCpuOps();
   EmitGpuEvents();
+  TBPROF_RETURN_IF_ERROR(CheckMemory("after GPU events"));
   EmitMemoryEvents();
   LinkThreadsToSteps();
   NameHostLines();
@@ -428,13 +235,17 @@ ChromeJsonSummary TraceEventMapper::Finish(const json::TraceJsonReadResult& read
   xplane::FinalizeOptions finalize;
   finalize.epoch_ns_of_zero = base_time_ns_;
   xplane::FinalizeStats stats = builder_.Finalize(finalize);
+  TBPROF_RETURN_IF_ERROR(CheckMemory("after sorting"));
   summary_.events_truncated = stats.events_truncated;
   if (stats.events_truncated > 0) {
     warnings.push_back(absl::StrCat(stats.events_truncated,
                                     " events overlapped an enclosing event on the same line "
                                     "and were cut to nest inside it"));
   }
-  if (!summary_.hostname_hint.empty()) builder_.AddHostname(summary_.hostname_hint);
+  if (!summary_.hostname_hint.empty()) {
+    // From the file: XSpace.hostnames is a proto string, so valid UTF-8 only.
+    builder_.AddHostname(std::string(SanitizeUtf8(summary_.hostname_hint, &scratch_)));
+  }
   return summary_;
 }
 

@@ -17,23 +17,23 @@ namespace tbprof::converters::json {
 
 // The `args` members the mapping uses (Kineto spellings).
 struct TraceEventArgs {
-  Token device;             // "device" (GPU events: device ordinal)
-  Token stream;             // "stream"
-  Token correlation;        // "correlation"
-  Token external_id;        // "External id" / "external id"
-  Token registers;          // "registers per thread"
-  Token shared_memory;      // "shared memory" (static + dynamic)
-  Token est_occupancy;      // "est. achieved occupancy %"
-  Token bytes;              // "bytes" (memcpy / memset)
-  Token mem_bytes;          // "Bytes" ([memory] events)
-  Token addr;               // "Addr"
-  Token total_allocated;    // "Total Allocated"
-  Token total_reserved;     // "Total Reserved"
-  Token mem_device_id;      // "Device Id"
-  Token mem_device_type;    // "Device Type"
-  Token name;               // "name" (metadata events: thread / process name)
-  Token labels;             // "labels" (process_labels metadata)
-  Token sync_kind;          // "cuda_sync_kind"
+  Token device;           // "device" (GPU events: device ordinal)
+  Token stream;           // "stream"
+  Token correlation;      // "correlation"
+  Token external_id;      // "External id" / "external id"
+  Token registers;        // "registers per thread"
+  Token shared_memory;    // "shared memory" (static + dynamic)
+  Token est_occupancy;    // "est. achieved occupancy %"
+  Token bytes;            // "bytes" (memcpy / memset)
+  Token mem_bytes;        // "Bytes" ([memory] events)
+  Token addr;             // "Addr"
+  Token total_allocated;  // "Total Allocated"
+  Token total_reserved;   // "Total Reserved"
+  Token mem_device_id;    // "Device Id"
+  Token mem_device_type;  // "Device Type"
+  Token name;             // "name" (metadata events: thread / process name)
+  Token labels;           // "labels" (process_labels metadata)
+  Token sync_kind;        // "cuda_sync_kind"
   // "grid" / "block": [x, y, z] arrays of integers.
   Token grid;
   Token block;

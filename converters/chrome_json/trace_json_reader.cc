@@ -96,10 +96,18 @@ absl::Status Reader::Refill() {
   }
   if (end_ == cap_) {
     // One element fills the whole buffer: grow it.
+    if (cap_ >= options_.max_element_bytes && state_ == State::kValue) {
+      // An optional top-level value too large to deliver: stream past it.
+      handler_->OnTopLevelValueSkipped(
+          key_, base_, absl::StrCat("larger than ", options_.max_element_bytes, " bytes"));
+      skipper_ = ResumableSkipper();
+      state_ = State::kSkippingValue;
+      return absl::OkStatus();
+    }
     if (cap_ >= options_.max_element_bytes) {
-      return absl::ResourceExhaustedError(
-          absl::StrCat(in_->path(), ": byte ", base_, ": a JSON element is larger than ",
-                       options_.max_element_bytes, " bytes"));
+      return absl::ResourceExhaustedError(absl::StrCat(in_->path(), ": byte ", base_,
+                                                       ": a JSON element is larger than ",
+                                                       options_.max_element_bytes, " bytes"));
     }
     size_t new_cap = std::min(cap_ * 2, std::max(options_.max_element_bytes, cap_ + 1));
     std::unique_ptr<char[]> bigger(new char[new_cap]);
@@ -107,7 +115,18 @@ absl::Status Reader::Refill() {
     buf_ = std::move(bigger);
     cap_ = new_cap;
   }
-  size_t want = std::min(cap_ - end_, std::max<size_t>(options_.chunk_bytes, 1));
+  size_t chunk = std::max<size_t>(options_.chunk_bytes, 1);
+  if (cap_ > 4 * chunk && end_ < chunk) {
+    // A large element is behind us: go back to a cache-sized buffer.
+    std::unique_ptr<char[]> smaller(new char[chunk]);
+    std::memcpy(smaller.get(), buf_.get(), end_);
+    buf_ = std::move(smaller);
+    cap_ = chunk;
+  }
+  // An element that is still incomplete is parsed again from its start after
+  // this read: read at least as much as is pending, so a large element is
+  // re-parsed O(log size) times, not once per chunk.
+  size_t want = std::min(cap_ - end_, std::max(chunk, end_));
   TBPROF_ASSIGN_OR_RETURN(size_t n, in_->Read(buf_.get() + end_, want));
   if (n == 0) eof_ = true;
   end_ += n;
@@ -142,13 +161,13 @@ absl::Status Reader::AtEndOfInput() {
   };
   switch (state_) {
     case State::kStart:
-      return absl::DataLossError(absl::StrCat(in_->path(), ": byte ", end_offset,
-                                              ": empty file (no JSON document)"));
+      return absl::DataLossError(
+          absl::StrCat(in_->path(), ": byte ", end_offset, ": empty file (no JSON document)"));
     case State::kAfterDocument:
       if (!seen_trace_events_) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            in_->path(), ": byte ", end_offset,
-            ": not a Chrome trace: the JSON object has no traceEvents array"));
+        return absl::InvalidArgumentError(
+            absl::StrCat(in_->path(), ": byte ", end_offset,
+                         ": not a Chrome trace: the JSON object has no traceEvents array"));
       }
       return absl::OkStatus();
     case State::kArrayElementOrEnd:
@@ -159,7 +178,8 @@ absl::Status Reader::AtEndOfInput() {
         return absl::OkStatus();
       }
       if (pos_ != end_) {
-        return truncated(absl::StrCat("inside the trace event starting at byte ", OffsetOf(data())));
+        return truncated(
+            absl::StrCat("inside the trace event starting at byte ", OffsetOf(data())));
       }
       return truncated("inside the traceEvents array");
     default:

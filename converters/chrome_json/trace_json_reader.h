@@ -29,8 +29,9 @@ struct TraceJsonReaderOptions {
   // Bytes read per call (also the initial buffer size).
   size_t chunk_bytes = size_t{256} << 10;
   // Largest single trace event or delivered top-level value (the buffer
-  // never grows beyond this): kResourceExhausted past it.
-  size_t max_element_bytes = size_t{1} << 30;
+  // never grows beyond this): kResourceExhausted past it for an event; a
+  // wanted top-level value that large is skipped (OnTopLevelValueSkipped).
+  size_t max_element_bytes = size_t{64} << 20;
   // Called after every read with (file bytes consumed, file size).
   std::function<void(uint64_t, uint64_t)> progress;
 };
@@ -50,6 +51,9 @@ class TraceJsonHandler {
   // The complete JSON text of a wanted top-level value.
   virtual absl::Status OnTopLevelValue(absl::string_view key, absl::string_view json,
                                        uint64_t byte_offset) = 0;
+  // A wanted top-level value was larger than max_element_bytes and skipped.
+  virtual void OnTopLevelValueSkipped(absl::string_view key, uint64_t byte_offset,
+                                      absl::string_view reason) {}
 };
 
 struct TraceJsonReadResult {
@@ -64,7 +68,7 @@ struct TraceJsonReadResult {
 // or a truncated document (and the stream's own gzip errors);
 // kInvalidArgument for valid JSON that is not a trace (a scalar document, an
 // object without a traceEvents array, traceEvents that is not an array);
-// kResourceExhausted for an element larger than max_element_bytes.
+// kResourceExhausted for a trace event larger than max_element_bytes.
 absl::StatusOr<TraceJsonReadResult> ReadTraceJson(InputStream* in,
                                                   const TraceJsonReaderOptions& options,
                                                   TraceJsonHandler* handler);

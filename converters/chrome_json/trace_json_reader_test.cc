@@ -24,7 +24,8 @@ class StringInputStream : public InputStream {
       : data_(std::move(data)), read_sizes_(std::move(read_sizes)) {}
 
   absl::StatusOr<size_t> Read(char* buffer, size_t capacity) override {
-    size_t limit = read_sizes_.empty() ? capacity : read_sizes_[std::min(call_, read_sizes_.size() - 1)];
+    size_t limit =
+        read_sizes_.empty() ? capacity : read_sizes_[std::min(call_, read_sizes_.size() - 1)];
     ++call_;
     size_t n = std::min({capacity, limit, data_.size() - pos_});
     std::memcpy(buffer, data_.data() + pos_, n);
@@ -58,8 +59,8 @@ class RecordingHandler : public TraceJsonHandler {
       absl::StrAppend(&args, " dev=", e.args.device.text, " grid=", e.args.grid.text,
                       " corr=", e.args.correlation.text);
     }
-    rec.events.push_back(absl::StrCat(e.byte_offset, ":", e.name.text, ":", e.ts.text, args,
-                                      " raw=", e.raw));
+    rec.events.push_back(
+        absl::StrCat(e.byte_offset, ":", e.name.text, ":", e.ts.text, args, " raw=", e.raw));
     return absl::OkStatus();
   }
   void OnMalformedEvent(uint64_t offset, absl::string_view reason) override {
@@ -118,7 +119,8 @@ TEST(TraceJsonReaderTest, ParsesObjectForm) {
             absl::StrCat(doc.find("{\"ph\": \"X\", \"name\"")));
   ASSERT_EQ(rec.malformed.size(), 2u);
   EXPECT_EQ(rec.malformed[0], absl::StrCat(doc.find("12x") + 2, ": expected ',' or '}' in object"));
-  EXPECT_EQ(rec.malformed[1], absl::StrCat(doc.find("  5,") + 2, ": trace event is not a JSON object"));
+  EXPECT_EQ(rec.malformed[1],
+            absl::StrCat(doc.find("  5,") + 2, ": trace event is not a JSON object"));
   EXPECT_THAT(rec.top_level,
               ElementsAre(HasSubstr("schemaVersion@"), HasSubstr("deviceProperties@"),
                           HasSubstr("displayTimeUnit@")));
@@ -151,8 +153,8 @@ TEST(TraceJsonReaderTest, SameResultForEveryChunkBoundary) {
 
 TEST(TraceJsonReaderTest, BareArrayWithAndWithoutClosingBracket) {
   Recorded rec;
-  auto result = Read(R"([{"ph": "X", "name": "a", "ts": 1}, {"ph": "i", "name": "b", "ts": 2}])",
-                     {}, &rec);
+  auto result =
+      Read(R"([{"ph": "X", "name": "a", "ts": 1}, {"ph": "i", "name": "b", "ts": 2}])", {}, &rec);
   ASSERT_TRUE(result.ok()) << result.status();
   EXPECT_TRUE(result->bare_array);
   EXPECT_FALSE(result->missing_array_end);
@@ -231,7 +233,8 @@ TEST(TraceJsonReaderTest, ValidJsonThatIsNotATrace) {
 }
 
 TEST(TraceJsonReaderTest, ElementLargerThanTheLimit) {
-  std::string doc = R"({"traceEvents": [{"ph": "X", "name": ")" + std::string(5000, 'x') + R"("}]})";
+  std::string doc =
+      R"({"traceEvents": [{"ph": "X", "name": ")" + std::string(5000, 'x') + R"("}]})";
   StringInputStream in(doc, {});
   RecordingHandler handler;
   TraceJsonReaderOptions options;
@@ -243,6 +246,27 @@ TEST(TraceJsonReaderTest, ElementLargerThanTheLimit) {
   StringInputStream in2(doc, {});
   options.max_element_bytes = 1 << 20;
   EXPECT_TRUE(ReadTraceJson(&in2, options, &handler).ok());
+}
+
+TEST(TraceJsonReaderTest, LargeEventsAreNotReparsedPerChunk) {
+  std::string big = R"({"traceEvents": [{"ph": "X", "name": ")" + std::string(2 << 20, 'x') +
+                    R"("}, {"ph": "X", "name": "small"}]})";
+  class CountingStream : public StringInputStream {
+   public:
+    using StringInputStream::StringInputStream;
+    absl::StatusOr<size_t> Read(char* buffer, size_t capacity) override {
+      ++reads;
+      return StringInputStream::Read(buffer, capacity);
+    }
+    int reads = 0;
+  } in(big, {});
+  RecordingHandler handler;
+  TraceJsonReaderOptions options;
+  options.chunk_bytes = 4096;
+  ASSERT_TRUE(ReadTraceJson(&in, options, &handler).ok());
+  EXPECT_EQ(handler.rec.events.size(), 2u);
+  // The 2 MiB event needs ~10 doublings, not 512 chunk-sized re-parses.
+  EXPECT_LT(in.reads, 40);
 }
 
 TEST(TraceJsonReaderTest, HandlerErrorsStopReading) {

@@ -15,10 +15,15 @@ MemcpyDirection DirectionFromCode(absl::string_view code) {
   }
   auto side = [](char c) -> char {
     switch (absl::ascii_toupper(static_cast<unsigned char>(c))) {
-      case 'H': return 'H';
-      case 'D': case 'A': return 'D';
-      case 'P': return 'P';
-      default: return '?';
+      case 'H':
+        return 'H';
+      case 'D':
+      case 'A':
+        return 'D';
+      case 'P':
+        return 'P';
+      default:
+        return '?';
     }
   };
   char from = side(code[0]), to = side(code[3]);
@@ -43,12 +48,18 @@ void AppendKind(absl::string_view key, absl::string_view kind, std::string* out)
 
 absl::string_view MemcpyEventName(MemcpyDirection direction) {
   switch (direction) {
-    case MemcpyDirection::kHToD: return "MemcpyHToD";
-    case MemcpyDirection::kDToH: return "MemcpyDToH";
-    case MemcpyDirection::kDToD: return "MemcpyDToD";
-    case MemcpyDirection::kHToH: return "MemcpyHToH";
-    case MemcpyDirection::kPToP: return "MemcpyPToP";
-    case MemcpyDirection::kUnknown: break;
+    case MemcpyDirection::kHToD:
+      return "MemcpyHToD";
+    case MemcpyDirection::kDToH:
+      return "MemcpyDToH";
+    case MemcpyDirection::kDToD:
+      return "MemcpyDToD";
+    case MemcpyDirection::kHToH:
+      return "MemcpyHToH";
+    case MemcpyDirection::kPToP:
+      return "MemcpyPToP";
+    case MemcpyDirection::kUnknown:
+      break;
   }
   return "MemcpyOther";
 }
@@ -82,12 +93,9 @@ MemcpyNameInfo ParseMemcpyName(absl::string_view name) {
     MemcpyDirection direction;
   };
   static constexpr Alias kAliases[] = {
-      {"CopyHostToDevice", MemcpyDirection::kHToD},
-      {"CopyDeviceToHost", MemcpyDirection::kDToH},
-      {"CopyDeviceToDevice", MemcpyDirection::kDToD},
-      {"CopyHostToHost", MemcpyDirection::kHToH},
-      {"CopyDeviceToPeer", MemcpyDirection::kPToP},
-      {"CopyPeerToPeer", MemcpyDirection::kPToP},
+      {"CopyHostToDevice", MemcpyDirection::kHToD},   {"CopyDeviceToHost", MemcpyDirection::kDToH},
+      {"CopyDeviceToDevice", MemcpyDirection::kDToD}, {"CopyHostToHost", MemcpyDirection::kHToH},
+      {"CopyDeviceToPeer", MemcpyDirection::kPToP},   {"CopyPeerToPeer", MemcpyDirection::kPToP},
   };
   for (const Alias& alias : kAliases) {
     if (absl::StartsWithIgnoreCase(rest, alias.name)) {
@@ -98,8 +106,8 @@ MemcpyNameInfo ParseMemcpyName(absl::string_view name) {
   return info;
 }
 
-void AppendMemcpyDetails(uint64_t num_bytes, absl::string_view src_kind,
-                         absl::string_view dst_kind, std::string* out) {
+void AppendMemcpyDetails(uint64_t num_bytes, absl::string_view src_kind, absl::string_view dst_kind,
+                         std::string* out) {
   absl::StrAppend(out, "num_bytes:", num_bytes);
   AppendKind("kind_src", src_kind, out);
   AppendKind("kind_dst", dst_kind, out);

@@ -33,8 +33,8 @@ MemcpyNameInfo ParseMemcpyName(absl::string_view name);
 
 // Appends "num_bytes:<bytes>[ kind_src:<src>][ kind_dst:<dst>]" to *out.
 // Kinds are written lower-case with spaces as '_'.
-void AppendMemcpyDetails(uint64_t num_bytes, absl::string_view src_kind,
-                         absl::string_view dst_kind, std::string* out);
+void AppendMemcpyDetails(uint64_t num_bytes, absl::string_view src_kind, absl::string_view dst_kind,
+                         std::string* out);
 // Appends "num_bytes:<bytes>[ kind:<kind>]" (the `Memset_details` value).
 void AppendMemsetDetails(uint64_t num_bytes, absl::string_view kind, std::string* out);
 

@@ -28,10 +28,17 @@ struct ArchLimits {
 
 bool GetArchLimits(int major, int minor, ArchLimits* out) {
   switch (major) {
-    case 3: case 5: case 6: case 7:
+    case 3:
+    case 5:
+    case 6:
+    case 7:
       out->smem_allocation_granularity = 256;
       break;
-    case 8: case 9: case 10: case 11: case 12:
+    case 8:
+    case 9:
+    case 10:
+    case 11:
+    case 12:
       out->smem_allocation_granularity = 128;
       break;
     default:
@@ -41,14 +48,31 @@ bool GetArchLimits(int major, int minor, ArchLimits* out) {
   out->reg_allocation_granularity = 256;
   out->sub_partitions = (major == 6 && minor == 0) ? 2 : 4;
   switch (major) {
-    case 3: out->max_blocks_per_sm = 16; break;
-    case 5: case 6: out->max_blocks_per_sm = 32; break;
-    case 7: out->max_blocks_per_sm = minor == 5 ? 16 : 32; break;
-    case 8: out->max_blocks_per_sm = minor == 0 ? 32 : (minor == 9 ? 24 : 16); break;
-    case 9: out->max_blocks_per_sm = 32; break;
-    case 10: out->max_blocks_per_sm = minor == 1 ? 24 : 32; break;
-    case 11: out->max_blocks_per_sm = minor == 0 ? 24 : 32; break;
-    case 12: out->max_blocks_per_sm = 24; break;
+    case 3:
+      out->max_blocks_per_sm = 16;
+      break;
+    case 5:
+    case 6:
+      out->max_blocks_per_sm = 32;
+      break;
+    case 7:
+      out->max_blocks_per_sm = minor == 5 ? 16 : 32;
+      break;
+    case 8:
+      out->max_blocks_per_sm = minor == 0 ? 32 : (minor == 9 ? 24 : 16);
+      break;
+    case 9:
+      out->max_blocks_per_sm = 32;
+      break;
+    case 10:
+      out->max_blocks_per_sm = minor == 1 ? 24 : 32;
+      break;
+    case 11:
+      out->max_blocks_per_sm = minor == 0 ? 24 : 32;
+      break;
+    case 12:
+      out->max_blocks_per_sm = 24;
+      break;
   }
   return true;
 }
@@ -68,10 +92,17 @@ bool AlignUpToCarveout(int major, int minor, int64_t* bytes) {
     n = sizeof(table) / sizeof(table[0]);
   };
   switch (major) {
-    case 7: minor == 5 ? use(kTuring) : use(kVolta); break;
-    case 8: (minor == 0 || minor == 7) ? use(kAmpereBig) : use(kAmpereSmall); break;
-    case 9: use(kHopper); break;
-    case 10: case 11:
+    case 7:
+      minor == 5 ? use(kTuring) : use(kVolta);
+      break;
+    case 8:
+      (minor == 0 || minor == 7) ? use(kAmpereBig) : use(kAmpereSmall);
+      break;
+    case 9:
+      use(kHopper);
+      break;
+    case 10:
+    case 11:
       if (minor != 0 && minor != 1 && minor != 3) return false;
       use(kHopper);
       break;
@@ -102,8 +133,8 @@ int BlocksLimitedByRegisters(const GpuDeviceProperties& p, const ArchLimits& arc
                              int sub_partitions, int regs_per_thread, int block_size,
                              int* allocated_per_block) {
   int64_t warps_per_block = DivideRoundUp(block_size, p.warp_size);
-  int64_t regs_per_warp = RoundUp(static_cast<int64_t>(regs_per_thread) * p.warp_size,
-                                  arch.reg_allocation_granularity);
+  int64_t regs_per_warp =
+      RoundUp(static_cast<int64_t>(regs_per_thread) * p.warp_size, arch.reg_allocation_granularity);
   int64_t regs_per_block = regs_per_warp * warps_per_block;
   *allocated_per_block = static_cast<int>(std::min<int64_t>(regs_per_block, INT_MAX));
   // The hardware check assumes all sub-partitions allocate at once.
@@ -123,8 +154,8 @@ int BlocksLimitedBySharedMemory(const GpuDeviceProperties& p, const ArchLimits& 
                          ? p.reserved_shared_mem_per_block_bytes
                          : (p.compute_major >= 8 ? kKiB : 0);
   int64_t static_bytes = launch.static_shared_mem_bytes + reserved;
-  int64_t per_block = RoundUp(static_bytes + launch.dynamic_shared_mem_bytes,
-                              arch.smem_allocation_granularity);
+  int64_t per_block =
+      RoundUp(static_bytes + launch.dynamic_shared_mem_bytes, arch.smem_allocation_granularity);
   *allocated = per_block;
 
   // The kernel ran, so a launch above the default per-block limit must have
@@ -182,8 +213,8 @@ int64_t MemoryBandwidthBytesPerSecond(const GpuDeviceProperties& props) {
 
 bool HasOccupancyInputs(const GpuDeviceProperties& p) {
   return p.vendor != GpuVendor::kAmd && p.compute_major > 0 && p.max_threads_per_block > 0 &&
-         p.max_threads_per_sm > 0 && p.regs_per_block > 0 && p.regs_per_sm > 0 &&
-         p.warp_size > 0 && p.shared_mem_per_block_bytes > 0 && p.shared_mem_per_sm_bytes > 0;
+         p.max_threads_per_sm > 0 && p.regs_per_block > 0 && p.regs_per_sm > 0 && p.warp_size > 0 &&
+         p.shared_mem_per_block_bytes > 0 && p.shared_mem_per_sm_bytes > 0;
 }
 
 absl::StatusOr<OccupancyResult> ComputeOccupancy(const GpuDeviceProperties& props,
@@ -194,8 +225,7 @@ absl::StatusOr<OccupancyResult> ComputeOccupancy(const GpuDeviceProperties& prop
   ArchLimits arch;
   if (!GetArchLimits(props.compute_major, props.compute_minor, &arch)) {
     return absl::UnimplementedError(absl::StrCat("no occupancy limits for compute capability ",
-                                                 props.compute_major, ".",
-                                                 props.compute_minor));
+                                                 props.compute_major, ".", props.compute_minor));
   }
   OccupancyResult result;
   int64_t block_size64 = static_cast<int64_t>(launch.block_x) * launch.block_y * launch.block_z;

@@ -8,9 +8,12 @@ using xplane::StatType;
 
 absl::string_view GpuVendorStatValue(GpuVendor vendor) {
   switch (vendor) {
-    case GpuVendor::kNvidia: return xplane::kDeviceVendorNvidia;
-    case GpuVendor::kAmd: return xplane::kDeviceVendorAMD;
-    case GpuVendor::kUnknown: break;
+    case GpuVendor::kNvidia:
+      return xplane::kDeviceVendorNvidia;
+    case GpuVendor::kAmd:
+      return xplane::kDeviceVendorAMD;
+    case GpuVendor::kUnknown:
+      break;
   }
   return "";
 }

@@ -32,9 +32,10 @@ bool KernelDetails::operator==(const KernelDetails& o) const {
 }
 
 void AppendKernelDetails(const KernelDetails& d, std::string* out) {
-  absl::StrAppend(out, "regs:", d.registers_per_thread, " static_shared:",
-                  d.static_shared_mem_bytes, " dynamic_shared:", d.dynamic_shared_mem_bytes,
-                  " grid:", d.grid[0], ",", d.grid[1], ",", d.grid[2]);
+  absl::StrAppend(out, "regs:", d.registers_per_thread,
+                  " static_shared:", d.static_shared_mem_bytes,
+                  " dynamic_shared:", d.dynamic_shared_mem_bytes, " grid:", d.grid[0], ",",
+                  d.grid[1], ",", d.grid[2]);
   absl::StrAppend(out, " block:", d.block[0], ",", d.block[1], ",", d.block[2]);
   if (d.has_occupancy) absl::StrAppend(out, " occ_pct:", d.occupancy_pct);
 }

@@ -28,8 +28,12 @@ TEST(KernelDetailsTest, RoundTrips) {
   d.registers_per_thread = 255;
   d.static_shared_mem_bytes = 1;
   d.dynamic_shared_mem_bytes = 2;
-  d.grid[0] = 3; d.grid[1] = 4; d.grid[2] = 5;
-  d.block[0] = 6; d.block[1] = 7; d.block[2] = 8;
+  d.grid[0] = 3;
+  d.grid[1] = 4;
+  d.grid[2] = 5;
+  d.block[0] = 6;
+  d.block[1] = 7;
+  d.block[2] = 8;
   d.has_occupancy = true;
   d.occupancy_pct = 12.5;
   KernelDetails parsed;

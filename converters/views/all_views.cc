@@ -1,13 +1,13 @@
 #include "converters/views/all_views.h"
 
 #include <string>
+#include <thread>
 #include <unistd.h>
 #include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "converters/views/gzip_output_stream.h"
 #include "converters/views/op_stats_to_input_pipeline_analysis.h"
 #include "converters/views/op_stats_to_overview_page.h"
 #include "src/base/output_file.h"
@@ -30,25 +30,10 @@ absl::StatusOr<std::string> Serialize(const google::protobuf::Message& message) 
   return bytes;
 }
 
-// The trace JSON, gzipped as it is produced: only compressed bytes are held.
-absl::StatusOr<std::string> TraceJsonGz(const xplane::XSpaceData& space,
-                                        const TraceJsonOptions& options) {
-  std::string compressed;
-  TBPROF_ASSIGN_OR_RETURN(auto gz, GzipOutputStream::Create([&](absl::string_view bytes) {
-                            compressed.append(bytes.data(), bytes.size());
-                            return absl::OkStatus();
-                          }));
-  GzipOutputStream* stream = gz.get();
-  TBPROF_RETURN_IF_ERROR(WriteXSpaceAsTraceJson(space, options, [stream](absl::string_view bytes) {
-                           return stream->Append(bytes);
-                         }).status());
-  TBPROF_RETURN_IF_ERROR(gz->Finish());
-  return compressed;
-}
-
-absl::StatusOr<std::vector<ViewFile>> BuildViewFiles(const AllViews& views,
-                                                     const xplane::XSpaceData& space,
-                                                     const TraceJsonOptions& trace_options) {
+// `trace_json_gz`, when given, is the already computed trace file.
+absl::StatusOr<std::vector<ViewFile>> BuildViewFiles(
+    const AllViews& views, const xplane::XSpaceData& space, const TraceJsonOptions& trace_options,
+    absl::StatusOr<std::string>* trace_json_gz = nullptr) {
   const std::vector<std::string> suffixes = PrecomputedViewSuffixes();
   std::vector<ViewFile> files(suffixes.size());
   for (size_t i = 0; i < suffixes.size(); ++i) files[i].suffix = suffixes[i];
@@ -57,7 +42,12 @@ absl::StatusOr<std::vector<ViewFile>> BuildViewFiles(const AllViews& views,
   TBPROF_ASSIGN_OR_RETURN(files[2].contents, Serialize(views.kernel_stats));
   TBPROF_ASSIGN_OR_RETURN(std::string memory_json, MemoryProfileToJson(views.memory_profile));
   TBPROF_ASSIGN_OR_RETURN(files[3].contents, GzipCompress(memory_json));
-  TBPROF_ASSIGN_OR_RETURN(files[4].contents, TraceJsonGz(space, trace_options));
+  if (trace_json_gz != nullptr) {
+    TBPROF_RETURN_IF_ERROR(trace_json_gz->status());
+    files[4].contents = std::move(**trace_json_gz);
+  } else {
+    TBPROF_ASSIGN_OR_RETURN(files[4].contents, ConvertXSpaceToTraceJsonGz(space, trace_options));
+  }
   return files;
 }
 
@@ -135,6 +125,26 @@ absl::Status StagePrecomputedViews(const AllViews& views, const xplane::XSpaceDa
   for (const ViewFile& file : files) {
     TBPROF_RETURN_IF_ERROR(writer->StageHostFile(host, file.suffix, file.contents).status());
   }
+  return absl::OkStatus();
+}
+
+absl::Status ComputeAndStagePrecomputedViews(const xplane::XSpaceData& space,
+                                             absl::string_view host, logdir::RunWriter* writer,
+                                             const ViewOptions& options,
+                                             const TraceJsonOptions& trace_options,
+                                             AllViews* views_out) {
+  absl::StatusOr<std::string> trace_json_gz = absl::InternalError("trace JSON not computed");
+  std::thread trace_thread(
+      [&] { trace_json_gz = ConvertXSpaceToTraceJsonGz(space, trace_options); });
+  absl::StatusOr<AllViews> views = ComputeAllViews(space, options);
+  trace_thread.join();
+  TBPROF_RETURN_IF_ERROR(views.status());
+  TBPROF_ASSIGN_OR_RETURN(std::vector<ViewFile> files,
+                          BuildViewFiles(*views, space, trace_options, &trace_json_gz));
+  for (const ViewFile& file : files) {
+    TBPROF_RETURN_IF_ERROR(writer->StageHostFile(host, file.suffix, file.contents).status());
+  }
+  if (views_out != nullptr) *views_out = *std::move(views);
   return absl::OkStatus();
 }
 

@@ -90,6 +90,17 @@ absl::Status StagePrecomputedViews(const AllViews& views, const xplane::XSpaceDa
                                    absl::string_view host, logdir::RunWriter* writer,
                                    const TraceJsonOptions& trace_options = {});
 
+// ComputeAllViews() and StagePrecomputedViews() in one call, with the
+// trace-viewer JSON (the costliest file: text + gzip) produced on a second
+// thread while the other views are computed; `space` is only read, so both
+// threads share it safely. `views_out`, when not null, receives the views.
+// Errors: as ComputeAllViews() and StagePrecomputedViews().
+absl::Status ComputeAndStagePrecomputedViews(const xplane::XSpaceData& space,
+                                             absl::string_view host, logdir::RunWriter* writer,
+                                             const ViewOptions& options = {},
+                                             const TraceJsonOptions& trace_options = {},
+                                             AllViews* views_out = nullptr);
+
 }  // namespace tbprof::views
 
 #endif  // TBPROF_CONVERTERS_VIEWS_ALL_VIEWS_H_

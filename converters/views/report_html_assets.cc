@@ -591,7 +591,8 @@ const char kReportHtmlJs[] = R"JS(
   // the kernel tables' headers and check the row order each time.
   function selfTest() {
     function column(table, i) {
-      return Array.prototype.map.call(table.tBodies[0].rows, function (r) { return r.cells[i].textContent; });
+      // Shortened names keep the full one in their title.
+      return Array.prototype.map.call(table.tBodies[0].rows, function (r) { return r.cells[i].title || r.cells[i].textContent; });
     }
     function expectOrder(values, cmp, what) {
       for (var i = 1; i < values.length; i++) {

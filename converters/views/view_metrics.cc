@@ -1,5 +1,7 @@
 #include "converters/views/view_metrics.h"
 
+#include "converters/views/tensor_core.h"
+
 #include <algorithm>
 
 #include "absl/strings/ascii.h"
@@ -50,11 +52,7 @@ std::string KernelCategory(absl::string_view event_name) {
   return "Kernel";
 }
 
-constexpr absl::string_view kTensorCoreKernelPatterns[] = {
-    "16816",     "c1688",     "conv1x1", "conv2d_c1_k1", "dgrad_1x1_stride_2x2",
-    "direct_group", "first_layer_wgrad_kernel", "h1688", "h884", "hmma", "i16832",
-    "i8816",     "s884",      "s1688",   "xmma_gemm",    "xmma_implicit_gemm",
-    "xmma_sparse_conv", "xmma_sparse_gemm", "xmma_warp_specialized_implicit_gemm"};
+
 
 }  // namespace
 
@@ -78,37 +76,6 @@ absl::string_view OpNameOfAnnotation(absl::string_view annotation) {
     annotation.remove_prefix(sep + 2);
   }
   return {};
-}
-
-bool IsKernelUsingTensorCore(absl::string_view kernel_name) {
-  for (absl::string_view pattern : kTensorCoreKernelPatterns) {
-    if (absl::StrContains(kernel_name, pattern)) return true;
-  }
-  return false;
-}
-
-bool IsOpTensorCoreEligible(absl::string_view op) {
-  // TensorFlow ops (the plugin's rules).
-  for (absl::string_view suffix :
-       {"Conv2D", "Conv2DBackpropFilter", "Conv2DBackpropInput", "Conv3D",
-        "DepthwiseConv2dNative", "DepthwiseConv2dNativeBackpropFilter",
-        "DepthwiseConv2dNativeBackpropInput", "/MatMul", "FusedMatMul", "/CudnnRNN", "XlaDot",
-        "XlaDotV2"}) {
-    if (absl::EndsWith(op, suffix)) return true;
-  }
-  for (absl::string_view part :
-       {"BatchMatMul", "CudnnRNNV", "CudnnRNNForward", "CudnnRNNBackprop", "Einsum"}) {
-    if (absl::StrContains(op, part)) return true;
-  }
-  // PyTorch ops.
-  if (!absl::StartsWith(op, "aten::")) return false;
-  absl::string_view a = op.substr(6);
-  for (absl::string_view exact : {"mm", "addmm", "bmm", "baddbmm", "matmul", "linear", "einsum",
-                                  "addbmm", "_addmm_activation"}) {
-    if (a == exact) return true;
-  }
-  return absl::StrContains(a, "conv") || absl::StartsWith(a, "_scaled_dot_product") ||
-         absl::StartsWith(a, "scaled_dot_product");
 }
 
 // ---- DeviceOpMetricsBuilder ---------------------------------------------------

@@ -30,14 +30,6 @@ FrameworkOp ParseFrameworkOp(absl::string_view tf_op);
 // "::"-separated level, without its "#key=value,...#" metadata.
 absl::string_view OpNameOfAnnotation(absl::string_view annotation);
 
-// The plugin's kernel-name patterns of TensorCore kernels (h884, s1688,
-// xmma_gemm, ...).
-bool IsKernelUsingTensorCore(absl::string_view kernel_name);
-// Ops that could use TensorCores: the plugin's TensorFlow rules (Conv2D*,
-// MatMul, BatchMatMul, Einsum, CudnnRNN, XlaDot ...) plus PyTorch GEMM and
-// convolution ops (aten::mm, addmm, bmm, baddbmm, matmul, linear, conv*,
-// cudnn_convolution*, einsum, _scaled_dot_product*).
-bool IsOpTensorCoreEligible(absl::string_view op_name);
 
 struct OpTensorCoreUse {
   bool eligible = false;

@@ -1,5 +1,7 @@
 #include "converters/views/xspace_to_kernel_stats.h"
 
+#include "converters/views/tensor_core.h"
+
 #include <algorithm>
 #include <array>
 #include <cstdint>
@@ -22,27 +24,7 @@ using tensorflow::profiler::KernelReport;
 using tensorflow::profiler::KernelStatsDb;
 
 // Kernel-name substrings of cuBLAS / cuDNN / CUTLASS Tensor Core kernels.
-constexpr absl::string_view kTensorCorePatterns[] = {
-    "16816",
-    "c1688",
-    "conv1x1",
-    "conv2d_c1_k1",
-    "dgrad_1x1_stride_2x2",
-    "direct_group",
-    "first_layer_wgrad_kernel",
-    "h1688",
-    "h884",
-    "hmma",
-    "i16832",
-    "i8816",
-    "s884",
-    "s1688",
-    "xmma_gemm",
-    "xmma_implicit_gemm",
-    "xmma_sparse_conv",
-    "xmma_sparse_gemm",
-    "xmma_warp_specialized_implicit_gemm",
-};
+
 
 bool IsTfOpNameChar(char c, bool first) {
   if (absl::ascii_isalnum(static_cast<unsigned char>(c)) || c == '.') return true;
@@ -162,34 +144,6 @@ absl::string_view KernelOpName(absl::string_view tf_op, absl::string_view hlo_op
 }
 
 }  // namespace
-
-bool IsKernelUsingTensorCore(absl::string_view kernel_name) {
-  for (absl::string_view pattern : kTensorCorePatterns) {
-    if (absl::StrContains(kernel_name, pattern)) return true;
-  }
-  return false;
-}
-
-bool IsOpTensorCoreEligible(absl::string_view op_name) {
-  return absl::EndsWith(op_name, "Conv2D") || absl::EndsWith(op_name, "Conv2DBackpropFilter") ||
-         absl::EndsWith(op_name, "Conv2DBackpropInput") || absl::EndsWith(op_name, "Conv3D") ||
-         absl::EndsWith(op_name, "DepthwiseConv2dNative") ||
-         absl::EndsWith(op_name, "DepthwiseConv2dNativeBackpropFilter") ||
-         absl::EndsWith(op_name, "DepthwiseConv2dNativeBackpropInput") ||
-         absl::StrContains(op_name, "BatchMatMul") || absl::EndsWith(op_name, "/MatMul") ||
-         absl::EndsWith(op_name, "FusedMatMul") || absl::EndsWith(op_name, "/CudnnRNN") ||
-         absl::StrContains(op_name, "CudnnRNNV") || absl::StrContains(op_name, "CudnnRNNForward") ||
-         absl::StrContains(op_name, "CudnnRNNBackprop") || absl::EndsWith(op_name, "XlaDot") ||
-         absl::EndsWith(op_name, "XlaDotV2");
-}
-
-bool IsEinsumTensorCoreEligible(absl::string_view equation) {
-  size_t arrow = equation.find("->");
-  if (arrow == absl::string_view::npos) return false;
-  if (equation.find("->", arrow + 2) != absl::string_view::npos) return false;
-  absl::string_view inputs = equation.substr(0, arrow);
-  return std::count(inputs.begin(), inputs.end(), ',') == 1;
-}
 
 absl::string_view OpNameFromTfOp(absl::string_view tf_op_fullname) {
   size_t colon = tf_op_fullname.find(':');

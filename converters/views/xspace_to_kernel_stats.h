@@ -42,16 +42,7 @@ struct KernelStatsOptions {
 tensorflow::profiler::KernelStatsDb ConvertXSpaceToKernelStatsDb(
     const xplane::XSpaceData& space, const KernelStatsOptions& options = {});
 
-// True if the kernel name contains a known Tensor Core kernel pattern
-// (cuBLAS/cuDNN naming: "h884", "s1688", "16816", "hmma", "xmma_gemm", ...).
-bool IsKernelUsingTensorCore(absl::string_view kernel_name);
-
-// True if the (TensorFlow-style) op name denotes an op that can use Tensor
-// Cores: convolutions, MatMul/BatchMatMul, cuDNN RNNs, XlaDot.
-bool IsOpTensorCoreEligible(absl::string_view op_name);
-
-// True for an einsum equation with exactly two inputs ("ab,bc->ac").
-bool IsEinsumTensorCoreEligible(absl::string_view equation);
+// Tensor Core rules: converters/views/tensor_core.h.
 
 // The op name part of a `tf_op` value: "scope/MatMul:MatMul" -> "scope/MatMul",
 // JAX "jit_f/dot_general:dot_general" -> "jit_f/dot_general"; anything that

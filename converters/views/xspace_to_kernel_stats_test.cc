@@ -5,6 +5,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "src/xplane/xspace_builder.h"
+#include "converters/views/tensor_core.h"
 
 namespace tbprof::views {
 namespace {
@@ -252,7 +253,8 @@ TEST(XSpaceToKernelStatsTest, TensorCoreRules) {
   EXPECT_TRUE(IsOpTensorCoreEligible("a/BatchMatMulV2"));
   EXPECT_TRUE(IsOpTensorCoreEligible("dense/MatMul"));
   EXPECT_FALSE(IsOpTensorCoreEligible("MatMul"));  // Needs the "/": exact op name match.
-  EXPECT_FALSE(IsOpTensorCoreEligible("aten::mm"));
+  EXPECT_TRUE(IsOpTensorCoreEligible("aten::mm"));  // PyTorch GEMMs count too.
+  EXPECT_FALSE(IsOpTensorCoreEligible("aten::add"));
   EXPECT_TRUE(IsEinsumTensorCoreEligible("ab,bc->ac"));
   EXPECT_FALSE(IsEinsumTensorCoreEligible("abc->acb"));
   EXPECT_FALSE(IsEinsumTensorCoreEligible("a,b,c->abc"));

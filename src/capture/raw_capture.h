@@ -34,6 +34,9 @@ struct LoadedActivityBuffer {
   }
 };
 
+// Every text field (path, header strings, string table, thread, callback
+// and device names, messages) is valid UTF-8: bytes that are not become
+// U+FFFD on load, since they end up in proto3 `string` fields.
 struct RawCapture {
   std::string path;
   CaptureHeader header;

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -29,10 +30,24 @@ using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 using ::testing::UnorderedElementsAre;
 
+// Removes the directories MakeTempDir() made when the test program ends.
+struct TempDirs {
+  ~TempDirs() {
+    std::error_code ignored;
+    for (const std::string& dir : dirs) std::filesystem::remove_all(dir, ignored);
+  }
+  std::vector<std::string> dirs;
+};
+TempDirs& CreatedTempDirs() {
+  static TempDirs dirs;
+  return dirs;
+}
+
 std::string MakeTempDir() {
   std::string pattern = ::testing::TempDir() + "/logdir_test_XXXXXX";
   char* dir = ::mkdtemp(pattern.data());
   EXPECT_NE(dir, nullptr);
+  CreatedTempDirs().dirs.push_back(pattern);
   return pattern;
 }
 

@@ -5,8 +5,8 @@
 #include <atomic>
 #include <cstddef>
 
-#if defined(__SANITIZE_ADDRESS__)
-#define TBPROF_ALLOC_COUNTER_DISABLED 1  // ASan owns malloc; counting is off
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define TBPROF_ALLOC_COUNTER_DISABLED 1  // the sanitizer owns malloc; no counting
 #endif
 
 extern "C" void* __libc_malloc(size_t);

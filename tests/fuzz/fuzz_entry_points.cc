@@ -4,12 +4,14 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <memory>
 #include <string_view>
 #include <utility>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "converters/chrome_json/chrome_json_to_xspace.h"
 #include "converters/views/all_views.h"
@@ -65,6 +67,54 @@ class MemFile {
   std::string path_;
 };
 
+bool IsValidUtf8ForFuzz(absl::string_view s) {
+  size_t i = 0;
+  while (i < s.size()) {
+    unsigned char c = static_cast<unsigned char>(s[i]);
+    size_t len = c < 0x80 ? 1 : (c >= 0xC2 && c <= 0xDF) ? 2 : (c >= 0xE0 && c <= 0xEF) ? 3
+                                 : (c >= 0xF0 && c <= 0xF4) ? 4 : 0;
+    if (len == 0 || i + len > s.size()) return false;
+    uint32_t cp = len == 1 ? c : (c & (0x7F >> len));
+    for (size_t k = 1; k < len; ++k) {
+      unsigned char cc = static_cast<unsigned char>(s[i + k]);
+      if ((cc & 0xC0) != 0x80) return false;
+      cp = (cp << 6) | (cc & 0x3F);
+    }
+    if ((len == 3 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) ||
+        (len == 4 && (cp < 0x10000 || cp > 0x10FFFF))) {
+      return false;
+    }
+    i += len;
+  }
+  return true;
+}
+
+// Fails loudly when `space` does not survive serialize + parse (what the
+// profile plugin does with our files), naming the first string that is not
+// valid UTF-8 (proto3 `string` fields reject those), the usual cause.
+void CheckRoundTrip(const xplane::XSpaceData& space, const char* what) {
+  std::string bytes = xplane::SerializeXSpaceData(space);
+  absl::StatusOr<xplane::XSpaceData> again = xplane::ParseXSpaceData(bytes, "round trip");
+  if (again.ok()) return;
+  std::fprintf(stderr, "%s output does not parse back: %s\n", what,
+               std::string(again.status().message()).c_str());
+  for (size_t id = 0; id < space.strings.size(); ++id) {
+    absl::string_view s = space.strings.Get(static_cast<uint32_t>(id));
+    if (!IsValidUtf8ForFuzz(s)) {
+      std::fprintf(stderr, "  string %zu is not valid UTF-8: \"%s\"\n", id,
+                   absl::CHexEscape(s.substr(0, 120)).c_str());
+      break;
+    }
+  }
+  for (const std::string& w : space.warnings) {
+    if (!IsValidUtf8ForFuzz(w)) std::fprintf(stderr, "  warning: %s\n", absl::CHexEscape(w).c_str());
+  }
+  for (const std::string& h : space.hostnames) {
+    if (!IsValidUtf8ForFuzz(h)) std::fprintf(stderr, "  hostname: %s\n", absl::CHexEscape(h).c_str());
+  }
+  __builtin_trap();
+}
+
 // Everything `tbprof convert` / `report` / `inspect` compute from a space.
 void RunViews(const xplane::XSpaceData& space) {
   cli::XSpaceDiagnosis diagnosis = cli::DiagnoseXSpace(space);
@@ -95,13 +145,8 @@ absl::Status ConvertJsonFile(absl::string_view data) {
       converters::ConvertChromeJsonToXSpace(file.path(), options, &space);
   if (!summary.ok()) return summary.status();
   RunViews(space);
-  // What convert writes must read back.
-  std::string bytes = xplane::SerializeXSpaceData(space);
-  absl::StatusOr<xplane::XSpaceData> again = xplane::ParseXSpaceData(bytes, "round trip");
-  if (!again.ok()) {
-    // A converter output the parser rejects is a bug: make it loud.
-    __builtin_trap();
-  }
+  // What convert writes must read back (a file the plugin rejects is a bug).
+  CheckRoundTrip(space, "chrome_json converter");
   return absl::OkStatus();
 }
 
@@ -129,9 +174,7 @@ absl::Status RunXSpace(absl::string_view data) {
   absl::StatusOr<xplane::XSpaceData> space = xplane::ParseXSpaceData(data, "fuzz.xplane.pb");
   if (!space.ok()) return space.status();
   RunViews(*space);
-  std::string bytes = xplane::SerializeXSpaceData(*space);
-  absl::StatusOr<xplane::XSpaceData> again = xplane::ParseXSpaceData(bytes, "round trip");
-  if (!again.ok()) __builtin_trap();
+  CheckRoundTrip(*space, "xspace reader");
   return absl::OkStatus();
 }
 
@@ -168,9 +211,7 @@ absl::Status RunRawCapture(absl::string_view data) {
   xplane::XSpaceData space;
   converters::ConvertLoadedRawCaptureToXSpace(loaded, converters::RawCaptureOptions(), &space);
   RunViews(space);
-  std::string wire = xplane::SerializeXSpaceData(space);
-  absl::StatusOr<xplane::XSpaceData> again = xplane::ParseXSpaceData(wire, "round trip");
-  if (!again.ok()) __builtin_trap();
+  CheckRoundTrip(space, "raw capture converter");
 #endif
   return absl::OkStatus();
 }

@@ -36,6 +36,7 @@ Inputs (recognized by name and content):
             array form, plain or gzip)
   *.xplane.pb
             XSpace from TensorFlow, JAX, XLA or tbprof, copied without loss
+  *.tbcap   raw capture of the tbprof CUPTI collector (docs/collector.md)
   DIR       every trace file directly in DIR, e.g. one file per rank
 All inputs of one call go into one run, one host per input file.
 
@@ -49,7 +50,11 @@ Flags:
   --max-events N           fail if one input has more than N trace events
                            (0 = no limit)
   --max-inflated-bytes N   fail if a gzip input inflates past N bytes, e.g. 16G
-                           (0 = no limit)
+                           (default: 200x the compressed size, at least 1G;
+                           0 = no limit)
+  --max-memory-mb N        stop with a message when memory use passes N MB
+                           (default: 80% of RAM or of the cgroup limit;
+                           0 = no limit)
   --no-views               skip the precomputed view files (see below)
   --quiet                  no progress, no summary: print only the paths written
   -h, --help               this text
@@ -77,7 +82,8 @@ struct ConvertFlags {
   std::string host;
   bool force = false;
   int64_t max_events = 0;
-  uint64_t max_inflated_bytes = 0;
+  uint64_t max_inflated_bytes = kAutoLimit;
+  int64_t max_memory_mb = -1;  // -1: the default (EffectiveMaxMemoryBytes).
   bool quiet = false;
   bool no_views = false;
 };
@@ -102,19 +108,24 @@ std::string BaseName(const std::string& path) {
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
-// A trace in which no event survived conversion would give an empty profile;
-// that is an error, not a run to open in TensorBoard.
-absl::Status CheckSomethingConverted(const std::string& path,
-                                     const converters::ChromeJsonSummary& summary,
-                                     const XSpaceDiagnosis& diagnosis) {
+// A trace or capture in which no event survived conversion would give an
+// empty profile; that is an error, not a run to open in TensorBoard.
+absl::Status CheckSomethingConverted(const LoadedInput& input, const XSpaceDiagnosis& diagnosis) {
   int64_t events = 0;
   for (const PlaneSummary& plane : diagnosis.planes) events += plane.num_events;
-  if (events > 0) return absl::OkStatus();
-  std::string message = absl::StrCat(path, ": no trace events to convert (",
-                                     FormatCount(summary.events_read), " read, ",
-                                     FormatCount(summary.events_malformed), " malformed");
-  if (!summary.malformed_examples.empty()) {
-    absl::StrAppend(&message, "; first: ", summary.malformed_examples[0]);
+  if (events > 0 || input.format == InputFormat::kXSpace) return absl::OkStatus();
+  std::string message = absl::StrCat(input.path, ": no trace events to convert (");
+  if (input.json_summary) {
+    const converters::ChromeJsonSummary& s = *input.json_summary;
+    absl::StrAppend(&message, FormatCount(s.events_read), " read, ",
+                    FormatCount(s.events_malformed), " malformed");
+    if (!s.malformed_examples.empty()) {
+      absl::StrAppend(&message, "; first: ", s.malformed_examples[0]);
+    }
+  } else if (input.raw_summary) {
+    absl::StrAppend(&message, FormatCount(input.raw_summary->records), " activity records, ",
+                    FormatCount(input.raw_summary->records_bad_time),
+                    " with unusable timestamps");
   }
   return absl::InvalidArgumentError(absl::StrCat(message, ")"));
 }
@@ -128,6 +139,7 @@ int RunConvert(const std::vector<std::string>& args) {
   flag_set.Bool("force", &flags.force);
   flag_set.Int64("max-events", &flags.max_events);
   flag_set.ByteSize("max-inflated-bytes", &flags.max_inflated_bytes);
+  flag_set.Int64("max-memory-mb", &flags.max_memory_mb);
   flag_set.Bool("quiet", &flags.quiet);
   flag_set.Bool("no-views", &flags.no_views);
   std::vector<std::string> inputs;
@@ -172,6 +184,8 @@ int RunConvert(const std::vector<std::string>& args) {
     LoadOptions load_options;
     load_options.max_events = flags.max_events;
     load_options.max_inflated_bytes = flags.max_inflated_bytes;
+    load_options.max_memory_bytes =
+        flags.max_memory_mb < 0 ? kAutoLimit : static_cast<uint64_t>(flags.max_memory_mb) << 20;
     load_options.progress = [&progress](uint64_t done, uint64_t total) {
       progress.Update(done, total);
     };
@@ -180,11 +194,8 @@ int RunConvert(const std::vector<std::string>& args) {
     if (!loaded.ok()) return ReportFailure(loaded.status());  // ~RunWriter cleans up.
 
     XSpaceDiagnosis diagnosis = DiagnoseXSpace(loaded->space);
-    if (loaded->json_summary) {
-      if (absl::Status status = CheckSomethingConverted(path, *loaded->json_summary, diagnosis);
-          !status.ok()) {
-        return ReportFailure(status);
-      }
+    if (absl::Status status = CheckSomethingConverted(*loaded, diagnosis); !status.ok()) {
+      return ReportFailure(status);
     }
 
     HostReport report;
@@ -194,6 +205,7 @@ int RunConvert(const std::vector<std::string>& args) {
     report.host = flags.host.empty() ? namer.Pick(loaded->host_hint, loaded->rank, path)
                                      : namer.Pick(flags.host, -1, path);
     report.json_summary = std::move(loaded->json_summary);
+    report.raw_summary = std::move(loaded->raw_summary);
     report.diagnosis = std::move(diagnosis);
     absl::StatusOr<std::string> output = (*writer)->StageXSpace(report.host, loaded->space);
     if (!output.ok()) return ReportFailure(output.status());
@@ -202,16 +214,20 @@ int RunConvert(const std::vector<std::string>& args) {
     if (!flags.no_views) {
       // Precomputed views for plugins <= 2.19, published with the xplane.pb.
       // A space the views cannot use still converts; only writing can fail.
-      absl::StatusOr<views::AllViews> computed = views::ComputeAllViews(loaded->space);
-      if (computed.ok()) {
-        if (absl::Status status = views::StagePrecomputedViews(*computed, loaded->space,
-                                                               report.host, writer->get());
-            !status.ok()) {
-          return ReportFailure(status);
-        }
-      } else {
+      // The views themselves failing (kInvalidArgument: nothing to analyse)
+      // only costs the legacy files; failing to stage them is an error.
+      const size_t staged_before = (*writer)->staged_files().size();
+      absl::Status status =
+          views::ComputeAndStagePrecomputedViews(loaded->space, report.host, writer->get());
+      if (status.code() == absl::StatusCode::kInvalidArgument) {
         std::fprintf(stderr, "tbprof: warning: %s: no precomputed views: %s\n", path.c_str(),
-                     std::string(computed.status().message()).c_str());
+                     std::string(status.message()).c_str());
+      } else if (!status.ok()) {
+        return ReportFailure(status);
+      }
+      const auto& staged = (*writer)->staged_files();
+      for (size_t f = staged_before; f < staged.size(); ++f) {
+        report.extra_files.push_back(BaseName(staged[f].final_path));
       }
     }
     reports.push_back(std::move(report));
@@ -231,7 +247,7 @@ int RunConvert(const std::vector<std::string>& args) {
 
 const CommandSpec kConvertCommand = {
     kName,
-    "convert Kineto/Chrome JSON traces and *.xplane.pb into a TensorBoard logdir",
+    "convert Kineto/Chrome JSON, *.xplane.pb and collector captures into a TensorBoard logdir",
     kHelp,
     &RunConvert,
 };

@@ -3,6 +3,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/match.h"
 #include "src/base/progress.h"
 
@@ -101,6 +102,16 @@ std::string FormatConvertSummary(const std::string& logdir, const std::string& r
                     InputFormatName(host.format), ", ", FormatBytes(host.input_bytes), ")\n");
     absl::StrAppend(&out, "  file:     ", host.output_path, " (", FormatBytes(host.output_bytes),
                     ")\n");
+    if (!host.extra_files.empty()) {
+      std::vector<std::string> suffixes;
+      for (const std::string& name : host.extra_files) {
+        suffixes.push_back(absl::StartsWith(name, host.host + ".")
+                               ? name.substr(host.host.size() + 1)
+                               : name);
+      }
+      absl::StrAppend(&out, "  also:     ", host.host, ".{", absl::StrJoin(suffixes, ","),
+                      "} (for profile plugins <= 2.19)\n");
+    }
     const XSpaceDiagnosis& d = host.diagnosis;
     for (size_t i = 0; i < d.planes.size() && i < kMaxPlanesShown; ++i) {
       const PlaneSummary& p = d.planes[i];
@@ -120,6 +131,20 @@ std::string FormatConvertSummary(const std::string& logdir, const std::string& r
                       " malformed; ", FormatCount(s.kernels), " kernels, ",
                       FormatCount(s.memcpys), " memcpys, ", FormatCount(s.memory_events),
                       " memory events\n");
+    }
+    if (host.raw_summary) {
+      const converters::RawCaptureSummary& s = *host.raw_summary;
+      absl::StrAppend(&out, "  records:  ", FormatCount(s.records), " in ",
+                      FormatCount(s.activity_buffers), " buffers; ", FormatCount(s.kernels),
+                      " kernels, ", FormatCount(s.memcpys), " memcpys, ", FormatCount(s.memsets),
+                      " memsets, ", FormatCount(s.api_events), " API calls, ",
+                      FormatCount(s.nvtx_ranges), " NVTX ranges, ", FormatCount(s.memory_events),
+                      " memory events");
+      if (s.records_bad_time > 0) {
+        absl::StrAppend(&out, "; ", FormatCount(s.records_bad_time),
+                        " skipped (unusable timestamps)");
+      }
+      absl::StrAppend(&out, "\n");
     }
     absl::StrAppend(&out, "  steps:    ", StepsLine(d), "\n");
     AppendWarnings(host, &out);

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "converters/chrome_json/chrome_json_to_xspace.h"
+#include "converters/raw_capture/raw_capture_to_xspace.h"
 #include "tools/tbprof/inspect_diagnosis.h"
 #include "tools/tbprof/trace_inputs.h"
 
@@ -21,7 +22,10 @@ struct HostReport {
   std::string host;
   std::string output_path;
   uint64_t output_bytes = 0;
+  // Other files written for the host (precomputed views for old plugins).
+  std::vector<std::string> extra_files;
   std::optional<converters::ChromeJsonSummary> json_summary;
+  std::optional<converters::RawCaptureSummary> raw_summary;
   XSpaceDiagnosis diagnosis;
 };
 

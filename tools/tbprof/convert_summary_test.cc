@@ -44,6 +44,14 @@ TEST(ConvertSummaryTest, PerHostFacts) {
   EXPECT_THAT(text, HasSubstr("3 step markers, 2 with GPU work"));
   EXPECT_THAT(text, HasSubstr("2 malformed events skipped, first: byte 10: missing ts; byte 99"));
   EXPECT_THAT(text, HasSubstr("tensorboard --logdir tb\n"));
+  EXPECT_THAT(text, Not(HasSubstr("also:")));
+}
+
+TEST(ConvertSummaryTest, ListsExtraFiles) {
+  HostReport host = JsonHost();
+  host.extra_files = {"w0.overview_page.pb", "w0.kernel_stats.pb"};
+  std::string text = FormatConvertSummary("tb", "r", "tb/plugins/profile/r", {host});
+  EXPECT_THAT(text, HasSubstr("also:     w0.{overview_page.pb,kernel_stats.pb} (for profile"));
 }
 
 TEST(ConvertSummaryTest, MalformedEventsReportedOnce) {

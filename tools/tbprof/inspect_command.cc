@@ -17,7 +17,7 @@ namespace {
 constexpr char kName[] = "inspect";
 
 constexpr char kHelp[] =
-    R"(Usage: tbprof inspect <trace|xplane.pb|DIR>... [flags]
+    R"(Usage: tbprof inspect <trace|xplane.pb|tbcap|DIR>... [flags]
 
 Prints what a profile contains (planes, lines, event and stat counts, step
 markers, GPU kernels, memory events) and, for each TensorBoard profile tool
@@ -34,7 +34,9 @@ written.
 Flags:
   --json                   one JSON object per input instead of text
   --max-events N           fail if an input has more than N trace events
-  --max-inflated-bytes N   fail if a gzip input inflates past N bytes (e.g. 16G)
+  --max-inflated-bytes N   fail if a gzip input inflates past N bytes (e.g. 16G;
+                           default 200x the compressed size, at least 1G)
+  --max-memory-mb N        stop when memory use passes N MB (default 80% of RAM)
   --quiet                  no progress display
   -h, --help               this text
 
@@ -48,12 +50,14 @@ int RunInspect(const std::vector<std::string>& args) {
   bool json = false;
   bool quiet = false;
   int64_t max_events = 0;
-  uint64_t max_inflated_bytes = 0;
+  uint64_t max_inflated_bytes = kAutoLimit;
+  int64_t max_memory_mb = -1;  // -1: the default.
   FlagSet flag_set;
   flag_set.Bool("json", &json);
   flag_set.Bool("quiet", &quiet);
   flag_set.Int64("max-events", &max_events);
   flag_set.ByteSize("max-inflated-bytes", &max_inflated_bytes);
+  flag_set.Int64("max-memory-mb", &max_memory_mb);
   std::vector<std::string> inputs;
   if (absl::Status status = flag_set.Parse(args, &inputs); !status.ok()) {
     return ReportUsageError(kName, status.message());
@@ -70,6 +74,8 @@ int RunInspect(const std::vector<std::string>& args) {
     LoadOptions load_options;
     load_options.max_events = max_events;
     load_options.max_inflated_bytes = max_inflated_bytes;
+    load_options.max_memory_bytes =
+        max_memory_mb < 0 ? kAutoLimit : static_cast<uint64_t>(max_memory_mb) << 20;
     load_options.progress = [&progress](uint64_t done, uint64_t total) {
       progress.Update(done, total);
     };
@@ -93,6 +99,13 @@ int RunInspect(const std::vector<std::string>& args) {
         for (const std::string& example : s.malformed_examples) {
           absl::StrAppend(&title, "\n  malformed: ", example);
         }
+      }
+      if (loaded->raw_summary) {
+        const converters::RawCaptureSummary& s = *loaded->raw_summary;
+        absl::StrAppend(&title, "\ncapture: ", FormatCount(s.records), " activity records in ",
+                        FormatCount(s.activity_buffers), " buffers, ",
+                        FormatCount(s.records_bad_time), " with unusable timestamps, ",
+                        FormatCount(s.records_not_shown), " of kinds not shown");
       }
       text = FormatDiagnosisText(diagnosis, title);
       if (i + 1 < files->size()) text += "\n";

@@ -65,7 +65,9 @@ Flags:
   --width N                terminal width (default: the terminal's, else 80)
   --ascii                  plain ASCII output (no block bars, no µ)
   --max-events N           fail if a trace has more than N events (0 = no limit)
-  --max-inflated-bytes N   fail if a gzip input inflates past N bytes (e.g. 16G)
+  --max-inflated-bytes N   fail if a gzip input inflates past N bytes (e.g. 16G;
+                           default 200x the compressed size, at least 1G)
+  --max-memory-mb N        stop when memory use passes N MB (default 80% of RAM)
   --quiet                  no progress display
   -h, --help               this text
 
@@ -84,7 +86,8 @@ struct ReportFlags {
   int64_t width = 0;
   bool ascii = false;
   int64_t max_events = 0;
-  uint64_t max_inflated_bytes = 0;
+  uint64_t max_inflated_bytes = kAutoLimit;
+  int64_t max_memory_mb = -1;  // -1: the default.
   bool quiet = false;
 };
 
@@ -200,6 +203,7 @@ int RunReport(const std::vector<std::string>& args) {
   flag_set.Bool("ascii", &flags.ascii);
   flag_set.Int64("max-events", &flags.max_events);
   flag_set.ByteSize("max-inflated-bytes", &flags.max_inflated_bytes);
+  flag_set.Int64("max-memory-mb", &flags.max_memory_mb);
   flag_set.Bool("quiet", &flags.quiet);
   std::vector<std::string> inputs;
   if (absl::Status status = flag_set.Parse(args, &inputs); !status.ok()) {
@@ -234,6 +238,8 @@ int RunReport(const std::vector<std::string>& args) {
     LoadOptions load_options;
     load_options.max_events = flags.max_events;
     load_options.max_inflated_bytes = flags.max_inflated_bytes;
+    load_options.max_memory_bytes =
+        flags.max_memory_mb < 0 ? kAutoLimit : static_cast<uint64_t>(flags.max_memory_mb) << 20;
     load_options.progress = [&progress](uint64_t done, uint64_t total) {
       progress.Update(done, total);
     };

@@ -13,6 +13,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "src/base/input_stream.h"
+#include "src/base/resource_usage.h"
 #include "src/base/status_macros.h"
 #include "src/logdir/profile_logdir.h"
 #include "src/xplane/xspace_io.h"
@@ -24,11 +25,13 @@ namespace {
 constexpr absl::string_view kTraceSuffixes[] = {
     ".pt.trace.json.gz", ".pt.trace.json", ".trace.json.gz", ".trace.json", ".xplane.pb.gz",
     ".json.gz",          ".xplane.pb",     ".json",          ".pb.gz",      ".pb",
-    ".gz",
+    ".gz",               ".tbcap",
 };
 // Names a directory scan picks up.
 constexpr absl::string_view kDirectoryTraceSuffixes[] = {".json", ".json.gz", ".xplane.pb",
-                                                         ".xplane.pb.gz"};
+                                                         ".xplane.pb.gz", ".tbcap"};
+// First bytes of a raw capture (docs/raw_capture_format.md).
+constexpr absl::string_view kRawCaptureMagic = "\x89TBCAP\r\n";
 constexpr size_t kSniffBytes = 4096;
 
 std::string BaseName(absl::string_view path) {
@@ -63,9 +66,28 @@ absl::Status ListTraceFiles(const std::string& dir, std::vector<std::string>* ou
     if (::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode)) names.push_back(std::move(name));
   }
   ::closedir(d);
+  // In a logdir run directory, "<host>.trace.json.gz" and
+  // "<host>.memory_profile.json.gz" beside "<host>.xplane.pb" are precomputed
+  // views of that host (written by us or by TensorFlow), not traces.
+  std::vector<std::string> hosts;
+  for (const std::string& name : names) {
+    if (absl::EndsWithIgnoreCase(name, ".xplane.pb")) {
+      hosts.push_back(name.substr(0, name.size() - std::string(".xplane.pb").size()));
+    }
+  }
+  names.erase(std::remove_if(names.begin(), names.end(),
+                             [&hosts](const std::string& name) {
+                               if (absl::EndsWithIgnoreCase(name, ".xplane.pb")) return false;
+                               for (const std::string& host : hosts) {
+                                 if (absl::StartsWith(name, host + ".")) return true;
+                               }
+                               return false;
+                             }),
+              names.end());
   if (names.empty()) {
     return absl::InvalidArgumentError(absl::StrCat(
-        dir, ": no trace files in this directory (looked for *.json, *.json.gz, *.xplane.pb; "
+        dir, ": no trace files in this directory (looked for *.json, *.json.gz, *.xplane.pb, "
+             "*.tbcap; "
              "subdirectories are not searched)"));
   }
   std::sort(names.begin(), names.end(), NaturalLess);
@@ -94,6 +116,8 @@ absl::string_view InputFormatName(InputFormat format) {
       return "Chrome trace JSON";
     case InputFormat::kXSpace:
       return "XSpace protobuf";
+    case InputFormat::kRawCapture:
+      return "tbprof raw capture";
   }
   return "unknown";
 }
@@ -162,6 +186,7 @@ absl::StatusOr<InputFormat> DetectInputFormat(const std::string& path,
         absl::StrCat(path, ": empty file", stream->is_gzip() ? " (after gzip decompression)" : ""));
   }
   absl::string_view content = head;
+  if (absl::StartsWith(content, kRawCaptureMagic)) return InputFormat::kRawCapture;
   if (absl::StartsWith(content, "\xEF\xBB\xBF")) content.remove_prefix(3);  // UTF-8 BOM.
   content = absl::StripLeadingAsciiWhitespace(content);
   if (!content.empty() && (content[0] == '{' || content[0] == '[')) return InputFormat::kChromeJson;
@@ -210,33 +235,96 @@ std::string FileStem(absl::string_view path) {
   return name;
 }
 
+uint64_t EffectiveMaxInflatedBytes(uint64_t requested, uint64_t file_size) {
+  if (requested != kAutoLimit) return requested;
+  constexpr uint64_t kFloor = uint64_t{1} << 30;
+  constexpr uint64_t kRatio = 200;
+  if (file_size > UINT64_MAX / kRatio) return 0;
+  return std::max(kFloor, file_size * kRatio);
+}
+
+uint64_t EffectiveMaxMemoryBytes(uint64_t requested) {
+  return requested == kAutoLimit ? DefaultMemoryLimitBytes() : requested;
+}
+
+namespace {
+
+// A binary file saved or pasted as text has its non-UTF-8 bytes replaced by
+// U+FFFD (EF BF BD); say so instead of only "not a protobuf".
+absl::Status WithTextCorruptionHint(absl::Status status, absl::string_view bytes) {
+  if (status.ok()) return status;
+  constexpr absl::string_view kReplacement = "\xEF\xBF\xBD";
+  size_t count = 0;
+  for (size_t at = bytes.find(kReplacement); at != absl::string_view::npos && count < 4;
+       at = bytes.find(kReplacement, at + kReplacement.size())) {
+    ++count;
+  }
+  if (count < 4) return status;
+  return absl::Status(status.code(),
+                      absl::StrCat(status.message(),
+                                   "; the file is full of U+FFFD replacement characters (EF BF "
+                                   "BD): it was probably saved or copied as text, which destroys "
+                                   "binary data. Copy the original file in binary mode"));
+}
+
+}  // namespace
+
 absl::StatusOr<LoadedInput> LoadInput(const std::string& path, const LoadOptions& options) {
   LoadedInput loaded;
   loaded.path = path;
   struct stat st;
   if (::stat(path.c_str(), &st) == 0) loaded.file_bytes = static_cast<uint64_t>(st.st_size);
-  TBPROF_ASSIGN_OR_RETURN(loaded.format, DetectInputFormat(path, options.max_inflated_bytes));
+  const uint64_t max_inflated = EffectiveMaxInflatedBytes(options.max_inflated_bytes,
+                                                          loaded.file_bytes);
+  const uint64_t max_memory = EffectiveMaxMemoryBytes(options.max_memory_bytes);
+  TBPROF_ASSIGN_OR_RETURN(loaded.format, DetectInputFormat(path, max_inflated));
 
   if (loaded.format == InputFormat::kChromeJson) {
     converters::ChromeJsonOptions json_options;
-    json_options.max_inflated_bytes = options.max_inflated_bytes;
+    json_options.max_inflated_bytes = max_inflated;
     json_options.max_events = options.max_events;
+    json_options.max_memory_bytes = max_memory;
     json_options.progress = options.progress;
     TBPROF_ASSIGN_OR_RETURN(converters::ChromeJsonSummary summary,
                             converters::ConvertChromeJsonToXSpace(path, json_options,
                                                                   &loaded.space));
+    TBPROF_RETURN_IF_ERROR(CheckMemoryLimit(max_memory, path));
     loaded.host_hint = summary.hostname_hint;
     loaded.rank = summary.rank;
     loaded.json_summary = std::move(summary);
     return loaded;
   }
 
+  if (loaded.format == InputFormat::kRawCapture) {
+    if (options.progress) options.progress(0, loaded.file_bytes);
+    TBPROF_ASSIGN_OR_RETURN(
+        converters::RawCaptureSummary summary,
+        converters::ConvertRawCaptureToXSpace(path, converters::RawCaptureOptions(), &loaded.space));
+    TBPROF_RETURN_IF_ERROR(CheckMemoryLimit(max_memory, path));
+    if (options.progress) options.progress(loaded.file_bytes, loaded.file_bytes);
+    loaded.host_hint = summary.hostname;
+    loaded.raw_summary = std::move(summary);
+    return loaded;
+  }
+
+  // The file, its protobuf message and the compact copy are in memory at
+  // once: about 4x the file.
+  if (max_memory > 0 && loaded.file_bytes > max_memory / 4) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        path, ": loading this ", loaded.file_bytes >> 20, " MB XSpace needs about ",
+        (loaded.file_bytes * 4) >> 20, " MB of memory, over the limit of ", max_memory >> 20,
+        " MB (raise it with --max-memory-mb)"));
+  }
   if (options.progress) options.progress(0, loaded.file_bytes);
   InputStreamOptions stream_options;
-  stream_options.max_inflated_bytes = options.max_inflated_bytes;
+  stream_options.max_inflated_bytes = max_inflated;
   TBPROF_ASSIGN_OR_RETURN(std::string bytes, ReadFileToString(path, stream_options));
-  TBPROF_RETURN_IF_ERROR(CheckXSpaceWireFormat(bytes, path));
-  TBPROF_ASSIGN_OR_RETURN(loaded.space, xplane::ParseXSpaceData(bytes, path));
+  TBPROF_RETURN_IF_ERROR(CheckMemoryLimit(max_memory, path));
+  TBPROF_RETURN_IF_ERROR(WithTextCorruptionHint(CheckXSpaceWireFormat(bytes, path), bytes));
+  absl::StatusOr<xplane::XSpaceData> space = xplane::ParseXSpaceData(bytes, path);
+  if (!space.ok()) return WithTextCorruptionHint(space.status(), bytes);
+  loaded.space = std::move(*space);
+  TBPROF_RETURN_IF_ERROR(CheckMemoryLimit(max_memory, path));
   if (loaded.space.planes.empty()) {
     return absl::InvalidArgumentError(absl::StrCat(path, ": XSpace has no planes (nothing to show)"));
   }
@@ -249,6 +337,7 @@ std::string HostNamer::Pick(absl::string_view hint, int64_t rank, absl::string_v
   std::string base = logdir::SanitizeHostName(hint.empty() ? FileStem(path) : std::string(hint));
   std::string name = base;
   if (used_.contains(name) && rank >= 0) name = absl::StrCat(base, "_rank", rank);
+  if (used_.contains(name)) name = logdir::SanitizeHostName(FileStem(path));
   for (int n = 2; used_.contains(name); ++n) name = absl::StrCat(base, "_", n);
   used_.insert(name);
   return name;

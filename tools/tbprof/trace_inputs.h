@@ -1,7 +1,8 @@
 // Finding, recognizing and loading the inputs of `tbprof convert` and
 // `tbprof inspect`: Chrome/Kineto trace JSON (plain or gzip, object or bare
-// array) and XSpace protobufs (`*.xplane.pb`), given as files or as a
-// directory holding one trace per rank.
+// array), XSpace protobufs (`*.xplane.pb`) and raw captures of our CUPTI
+// collector (`*.tbcap`), given as files or as a directory holding one trace
+// per rank or process.
 #ifndef TBPROF_TOOLS_TBPROF_TRACE_INPUTS_H_
 #define TBPROF_TOOLS_TBPROF_TRACE_INPUTS_H_
 
@@ -16,16 +17,20 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "converters/chrome_json/chrome_json_to_xspace.h"
+#include "converters/raw_capture/raw_capture_to_xspace.h"
 #include "src/xplane/xspace_data.h"
 
 namespace tbprof::cli {
 
-enum class InputFormat { kChromeJson, kXSpace };
-absl::string_view InputFormatName(InputFormat format);  // "Chrome trace JSON", "XSpace"
+enum class InputFormat { kChromeJson, kXSpace, kRawCapture };
+// "Chrome trace JSON", "XSpace protobuf", "tbprof raw capture".
+absl::string_view InputFormatName(InputFormat format);
 
 // Replaces each directory in `args` by the trace files directly inside it
-// (names ending in .json, .json.gz, .xplane.pb or .xplane.pb.gz; hidden files
-// skipped; natural order, so "rank2" sorts before "rank10"). Files are kept
+// (names ending in .json, .json.gz, .xplane.pb, .xplane.pb.gz or .tbcap; hidden files
+// skipped, and so are the precomputed view files "<host>.*" of a run
+// directory that has "<host>.xplane.pb"; natural order, so "rank2" sorts
+// before "rank10"). Files are kept
 // as given. Errors: kNotFound (a path does not exist), kInvalidArgument (a
 // directory holds no trace files), each naming the path.
 absl::StatusOr<std::vector<std::string>> ExpandInputs(const std::vector<std::string>& args);
@@ -34,7 +39,8 @@ absl::StatusOr<std::vector<std::string>> ExpandInputs(const std::vector<std::str
 bool NaturalLess(absl::string_view a, absl::string_view b);
 
 // Recognizes the format from the name and the first bytes (after gzip):
-// content starting with '{' or '[' is JSON; other content of a *.json file is
+// the raw-capture magic "\x89TBCAP\r\n" is a raw capture; content starting
+// with '{' or '[' is JSON; other content of a *.json file is
 // handed to the JSON converter (which reports the byte offset); anything else
 // is taken as XSpace. Errors: kNotFound, kDataLoss ("empty file", truncated
 // gzip), each naming `path`.
@@ -51,9 +57,23 @@ absl::Status CheckXSpaceWireFormat(absl::string_view bytes, absl::string_view so
 // "d/w0.1694.pt.trace.json.gz" -> "w0.1694", "a/host1.xplane.pb" -> "host1".
 std::string FileStem(absl::string_view path);
 
+// Value of a byte limit meaning "the default for this input/machine".
+inline constexpr uint64_t kAutoLimit = UINT64_MAX;
+
+// Gzip-bomb guard: `requested` unless it is kAutoLimit, in which case the
+// larger of 1 GiB and 200x the compressed file size (real traces compress
+// 5-30x; deflate can reach ~1000x). 0 stays 0 (unlimited).
+uint64_t EffectiveMaxInflatedBytes(uint64_t requested, uint64_t file_size);
+// Memory guard: `requested` unless kAutoLimit -> DefaultMemoryLimitBytes()
+// (80% of RAM or the cgroup limit). 0 stays 0 (unlimited).
+uint64_t EffectiveMaxMemoryBytes(uint64_t requested);
+
 struct LoadOptions {
-  uint64_t max_inflated_bytes = 0;  // 0 = unlimited.
-  int64_t max_events = 0;           // 0 = unlimited (JSON only).
+  uint64_t max_inflated_bytes = kAutoLimit;  // 0 = unlimited.
+  int64_t max_events = 0;                    // 0 = unlimited (JSON only).
+  // Stop with kResourceExhausted once this process's resident memory passes
+  // it (`--max-memory-mb`); 0 = unlimited.
+  uint64_t max_memory_bytes = kAutoLimit;
   // (file bytes consumed, file size), now and then.
   std::function<void(uint64_t, uint64_t)> progress;
 };
@@ -65,8 +85,10 @@ struct LoadedInput {
   xplane::XSpaceData space;
   // Set for JSON inputs.
   std::optional<converters::ChromeJsonSummary> json_summary;
-  // Host name the data itself suggests ("" if none): the trace's hint, or
-  // XSpace.hostnames[0].
+  // Set for raw captures.
+  std::optional<converters::RawCaptureSummary> raw_summary;
+  // Host name the data itself suggests ("" if none): the trace's hint, the
+  // capture's host name, or XSpace.hostnames[0].
   std::string host_hint;
   int64_t rank = -1;
 };
@@ -78,8 +100,9 @@ absl::StatusOr<LoadedInput> LoadInput(const std::string& path, const LoadOptions
 class HostNamer {
  public:
   // Preferred name: `hint` if non-empty, else FileStem(path); sanitized for
-  // the logdir. A name already handed out gets "_rank<rank>" (when rank >= 0)
-  // or "_<n>" appended.
+  // the logdir. If that name was handed out already, the first free one of
+  // "<name>_rank<rank>" (when rank >= 0), FileStem(path) (e.g. "host.pid" of
+  // a collector's "host.pid.tbcap") and "<name>_<n>" is used.
   std::string Pick(absl::string_view hint, int64_t rank, absl::string_view path);
 
  private:

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -22,9 +23,23 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
+// Removes the directories MakeTempDir() made when the test program ends.
+struct TempDirs {
+  ~TempDirs() {
+    std::error_code ignored;
+    for (const std::string& dir : dirs) std::filesystem::remove_all(dir, ignored);
+  }
+  std::vector<std::string> dirs;
+};
+TempDirs& CreatedTempDirs() {
+  static TempDirs dirs;
+  return dirs;
+}
+
 std::string MakeTempDir() {
   std::string pattern = ::testing::TempDir() + "/trace_inputs_test_XXXXXX";
   EXPECT_NE(::mkdtemp(pattern.data()), nullptr);
+  CreatedTempDirs().dirs.push_back(pattern);
   return pattern;
 }
 
@@ -58,18 +73,31 @@ TEST(FileStemTest, StripsTraceSuffixes) {
   EXPECT_EQ(FileStem("t.JSON.GZ"), "t");
   EXPECT_EQ(FileStem("noext"), "noext");
   EXPECT_EQ(FileStem(".json"), ".json");
+  EXPECT_EQ(FileStem("logs/gpu-7.31337.tbcap"), "gpu-7.31337");
 }
 
 TEST(ExpandInputsTest, DirectoryBecomesItsTraceFiles) {
   std::string dir = MakeTempDir();
-  for (const char* name : {"w10.json", "w2.json.gz", "w1.xplane.pb", ".hidden.json", "notes.txt"}) {
+  for (const char* name : {"w10.json", "w2.json.gz", "w1.xplane.pb", "w3.77.tbcap", ".hidden.json",
+                           "notes.txt"}) {
     WriteFile(dir + "/" + name, "{}");
   }
   ASSERT_EQ(::mkdir((dir + "/sub.json").c_str(), 0755), 0);
   auto files = ExpandInputs({dir, dir + "/notes.txt"});
   ASSERT_TRUE(files.ok()) << files.status();
-  EXPECT_THAT(*files, ElementsAre(dir + "/w1.xplane.pb", dir + "/w2.json.gz", dir + "/w10.json",
-                                  dir + "/notes.txt"));
+  EXPECT_THAT(*files, ElementsAre(dir + "/w1.xplane.pb", dir + "/w2.json.gz", dir + "/w3.77.tbcap",
+                                  dir + "/w10.json", dir + "/notes.txt"));
+}
+
+TEST(ExpandInputsTest, RunDirectoryYieldsXSpacesNotViewFiles) {
+  std::string dir = MakeTempDir();
+  for (const char* name : {"h.1.xplane.pb", "h.1.trace.json.gz", "h.1.memory_profile.json.gz",
+                           "h.1.overview_page.pb", "other.json"}) {
+    WriteFile(dir + "/" + name, "{}");
+  }
+  auto files = ExpandInputs({dir});
+  ASSERT_TRUE(files.ok()) << files.status();
+  EXPECT_THAT(*files, ElementsAre(dir + "/h.1.xplane.pb", dir + "/other.json"));
 }
 
 TEST(ExpandInputsTest, Errors) {
@@ -97,6 +125,8 @@ TEST(DetectInputFormatTest, ByContentThenName) {
   EXPECT_EQ(*DetectInputFormat(dir + "/c.json", 0), InputFormat::kChromeJson);
   EXPECT_EQ(*DetectInputFormat(dir + "/d", 0), InputFormat::kChromeJson);
   EXPECT_EQ(*DetectInputFormat(dir + "/e.gz", 0), InputFormat::kChromeJson);
+  WriteFile(dir + "/f.json", std::string("\x89TBCAP\r\n\x1a\n", 10) + std::string(32, '\0'));
+  EXPECT_EQ(*DetectInputFormat(dir + "/f.json", 0), InputFormat::kRawCapture);
 }
 
 TEST(DetectInputFormatTest, EmptyFiles) {
@@ -153,8 +183,10 @@ TEST(HostNamerTest, UniqueSanitizedNames) {
   EXPECT_EQ(namer.Pick("", -1, "d/w0.pt.trace.json.gz"), "w0");
   EXPECT_EQ(namer.Pick("node", 0, "x"), "node");
   EXPECT_EQ(namer.Pick("node", 1, "x"), "node_rank1");
-  EXPECT_EQ(namer.Pick("node", -1, "x"), "node_2");
-  EXPECT_EQ(namer.Pick("node", -1, "x"), "node_3");
+  // Collector captures "<host>.<pid>.tbcap" of one host fall back to the stem.
+  EXPECT_EQ(namer.Pick("node", -1, "d/node.4242.tbcap"), "node.4242");
+  EXPECT_EQ(namer.Pick("node", -1, "d/node.4242.tbcap"), "node_2");
+  EXPECT_EQ(namer.Pick("node", -1, "d/node.4242.tbcap"), "node_3");
   EXPECT_EQ(namer.Pick("a/b", -1, "x"), "a_b");
   EXPECT_EQ(namer.Pick("", -1, "d/.json"), "_json");
 }

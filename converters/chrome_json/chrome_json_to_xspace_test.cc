@@ -21,6 +21,7 @@ namespace {
 using ::testing::Contains;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using ::testing::Not;
 using xplane::StatKind;
 
 std::string DataPath(absl::string_view name) {
@@ -118,6 +119,24 @@ std::unique_ptr<Converted> Convert(absl::string_view name) {
 
 constexpr int64_t kUsPs = 1000000;
 
+// Python tracer frames straddle ProfilerStep#N's start and end (as in the
+// H100 BERT/Qwen traces); they must not cut the step root short.
+TEST(ChromeJsonToXSpaceTest, PythonFramesDoNotTruncateStepRoots) {
+  auto c = Convert("python_frame_straddles_step.json");
+  auto step = c->Find(xplane::kHostThreadsPlaneName, "ProfilerStep#3");
+  ASSERT_TRUE(step.has_value());
+  EXPECT_EQ(step->line, "thread 7");
+  EXPECT_EQ(step->duration_ps, 1000 * kUsPs);
+  auto launch = c->Find(xplane::kHostThreadsPlaneName, "cudaLaunchKernel");
+  ASSERT_TRUE(launch.has_value());
+  EXPECT_EQ(launch->line, "thread 7");
+  auto frame = c->Find(xplane::kHostThreadsPlaneName, "torch/profiler/profiler.py(821): step");
+  ASSERT_TRUE(frame.has_value());
+  EXPECT_EQ(frame->line, "thread 7 python stack");
+  EXPECT_EQ(frame->duration_ps, 150 * kUsPs);
+  for (const std::string& w : c->space.warnings) EXPECT_THAT(w, Not(HasSubstr("overlapped")));
+}
+
 TEST(ChromeJsonToXSpaceTest, KinetoHostEventsAndSteps) {
   auto c = Convert("kineto_small.json");
   EXPECT_EQ(c->summary.step_roots, 1);
@@ -129,8 +148,10 @@ TEST(ChromeJsonToXSpaceTest, KinetoHostEventsAndSteps) {
   EXPECT_EQ(c->summary.events_malformed, 0);
   EXPECT_EQ(c->summary.events_read, 24);
 
+  // Python tracer frames get a line of their own next to their thread's.
   EXPECT_THAT(c->LineNames(xplane::kHostThreadsPlaneName),
-              ElementsAre("thread 100 (python)", "thread 101 (pt_autograd_0)"));
+              ElementsAre("thread 100 (python)", "thread 101 (pt_autograd_0)",
+                          "thread 101 (pt_autograd_0) python stack"));
   auto step = c->Find(xplane::kHostThreadsPlaneName, "ProfilerStep#5");
   ASSERT_TRUE(step.has_value());
   EXPECT_EQ(step->stats.at("_r"), "i:1");
@@ -144,7 +165,7 @@ TEST(ChromeJsonToXSpaceTest, KinetoHostEventsAndSteps) {
   // Quoted ts/dur and a string tid that names the same thread as 101.
   auto py = c->Find(xplane::kHostThreadsPlaneName, "train.py(10): step");
   ASSERT_TRUE(py.has_value());
-  EXPECT_EQ(py->line, "thread 101 (pt_autograd_0)");
+  EXPECT_EQ(py->line, "thread 101 (pt_autograd_0) python stack");
   EXPECT_EQ(py->begin_ps, 50500000);
   EXPECT_EQ(py->duration_ps, 20 * kUsPs);
   // Unknown categories are kept for the trace viewer; instants have no length.

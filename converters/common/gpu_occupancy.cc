@@ -206,7 +206,11 @@ GpuVendor GuessGpuVendorFromName(absl::string_view device_name) {
 int64_t MemoryBandwidthBytesPerSecond(const GpuDeviceProperties& props) {
   if (props.memory_bandwidth_bytes_per_s > 0) return props.memory_bandwidth_bytes_per_s;
   if (props.memory_clock_rate_khz > 0 && props.memory_bus_width_bits > 0) {
-    return 2 * props.memory_clock_rate_khz * 1000 * props.memory_bus_width_bits / 8;
+    // Properties come from input files and may be absurd: a product past
+    // int64 is not a bandwidth, so report it as unknown.
+    __int128 bytes_per_s = static_cast<__int128>(2) * props.memory_clock_rate_khz * 1000 *
+                           props.memory_bus_width_bits / 8;
+    return bytes_per_s > INT64_MAX ? 0 : static_cast<int64_t>(bytes_per_s);
   }
   return 0;
 }
@@ -228,7 +232,9 @@ absl::StatusOr<OccupancyResult> ComputeOccupancy(const GpuDeviceProperties& prop
                                                  props.compute_major, ".", props.compute_minor));
   }
   OccupancyResult result;
-  int64_t block_size64 = static_cast<int64_t>(launch.block_x) * launch.block_y * launch.block_z;
+  // 128 bits: three 32-bit dimensions from an input file can overflow int64.
+  const __int128 block_size64 =
+      static_cast<__int128>(launch.block_x) * launch.block_y * launch.block_z;
   if (block_size64 <= 0 || block_size64 > INT_MAX || launch.registers_per_thread < 0 ||
       launch.static_shared_mem_bytes < 0 || launch.dynamic_shared_mem_bytes < 0) {
     return result;

@@ -3,6 +3,7 @@
 #include <cxxabi.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -164,8 +165,17 @@ bool Converter::Span(uint64_t start_ns, uint64_t end_ns, int64_t* offset_ps,
     ++summary_.records_bad_time;
     return false;
   }
-  *offset_ps = (static_cast<int64_t>(start_ns) - static_cast<int64_t>(base_cupti_ns_)) * 1000;
-  *duration_ps = static_cast<int64_t>(end_ns - start_ns) * 1000;
+  // In 128 bits: a damaged header or record may put times anywhere, and a
+  // span whose picoseconds do not fit int64 is a bad time, not an overflow.
+  const __int128 offset_ps128 =
+      (static_cast<__int128>(start_ns) - static_cast<__int128>(base_cupti_ns_)) * 1000;
+  const __int128 duration_ps128 = static_cast<__int128>(end_ns - start_ns) * 1000;
+  if (offset_ps128 > INT64_MAX || offset_ps128 < INT64_MIN || duration_ps128 > INT64_MAX) {
+    ++summary_.records_bad_time;
+    return false;
+  }
+  *offset_ps = static_cast<int64_t>(offset_ps128);
+  *duration_ps = static_cast<int64_t>(duration_ps128);
   return true;
 }
 
@@ -578,7 +588,10 @@ RawCaptureSummary Converter::Run() {
     window_lo_ns_ = static_cast<uint64_t>(h.start_cupti_ns - options_.window_slack_ns);
   }
   if (cap_.trailer && cap_.trailer->stop_cupti_ns > 0) {
-    window_hi_ns_ = static_cast<uint64_t>(cap_.trailer->stop_cupti_ns + options_.window_slack_ns);
+    const int64_t stop = cap_.trailer->stop_cupti_ns;  // Saturate: any value may be stored.
+    window_hi_ns_ = stop > INT64_MAX - options_.window_slack_ns
+                        ? UINT64_MAX
+                        : static_cast<uint64_t>(stop + options_.window_slack_ns);
   }
   for (const capture::DeviceProperties& d : cap_.devices) props_.push_back(ToGpuProps(d));
   host_ = builder_.GetOrCreatePlane(xplane::kHostThreadsPlaneName);

@@ -357,12 +357,13 @@ InputPipelineAnalysisResult ConvertOpStatsToInputPipelineAnalysis(const OpStats&
   if (c == "host" || c == "both") {
     recommendation.set_summary_next_step(
         InputPipelineTraced(result.input_time_breakdown())
-            ? "Look at Section 3 for the breakdown of input time on the host."
+            ? "See the input-op table of the input-pipeline analysis for where the input time "
+              "goes on the host."
             : "The input pipeline is not instrumented in this profile: profile with "
               "torch.profiler, which records DataLoader iterations, to see where the input "
-              "time goes (please ignore Section 3 below).");
+              "time goes.");
   } else {
-    recommendation.set_summary_next_step("You may skip the rest of this page.");
+    recommendation.set_summary_next_step("The input pipeline is not the bottleneck.");
   }
   recommendation.mutable_bottleneck_analysis()->PackFrom(bottleneck);
   *result.mutable_recommendation() = std::move(recommendation);

@@ -167,7 +167,7 @@ TEST(InputPipelineAnalysisTest, HostInputOpTable) {
   EXPECT_THAT(r.input_op_details(0).self_time_in_percent(), DoubleNear(75, 1e-6));
   EXPECT_THAT(r.input_time_breakdown().preprocessing_us(), DoubleNear(150000, 1e-3));
   EXPECT_THAT(r.input_time_breakdown().demanded_file_read_us(), DoubleNear(50000, 1e-3));
-  EXPECT_THAT(r.recommendation().summary_next_step(), HasSubstr("Section 3"));
+  EXPECT_THAT(r.recommendation().summary_next_step(), HasSubstr("input-op table"));
   EXPECT_THAT(r.recommendation().details(0), HasSubstr("num_workers"));
 }
 

@@ -142,8 +142,7 @@ OverviewPageRecommendation ComputeRecommendation(const OpStats& op_stats,
            "step; accumulate metrics on the GPU and read them every N steps.");
   }
   AddTip(re.mutable_host_tips(),
-         "input_pipeline_analyzer (especially Section 3 for the breakdown of input operations "
-         "on the host)");
+         "input_pipeline_analyzer (especially its table of input operations on the host)");
   AddTip(re.mutable_host_tips(),
          "trace_viewer (look at the activities on the timeline of each host thread near the "
          "bottom of the trace view)");

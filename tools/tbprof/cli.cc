@@ -17,6 +17,7 @@ const CommandSpec* const kCommands[] = {
     &kConvertCommand,
     &kInspectCommand,
     &kReportCommand,
+    &kRecordCommand,
 };
 
 constexpr char kVersion[] = "0.1.0";

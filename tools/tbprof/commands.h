@@ -10,6 +10,7 @@ namespace tbprof::cli {
 extern const CommandSpec kConvertCommand;  // convert_command.cc
 extern const CommandSpec kInspectCommand;  // inspect_command.cc
 extern const CommandSpec kReportCommand;   // report_command.cc
+extern const CommandSpec kRecordCommand;   // record_command.cc
 
 }  // namespace tbprof::cli
 

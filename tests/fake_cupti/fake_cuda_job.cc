@@ -1,0 +1,32 @@
+// A stand-in for a CUDA training job, for testing `tbprof record` without a
+// GPU: it does what the CUDA driver does with CUDA_INJECTION64_PATH (dlopen
+// the library, call InitializeInjection) and then runs a scripted workload
+// through the fake libcupti it is linked with.
+//
+//   fake_cuda_job [STEPS [EXIT_CODE]]
+#include <dlfcn.h>
+
+#include <cstdio>
+#include <cstdlib>
+
+#include "tests/fake_cupti/fake_cupti_control.h"
+#include "tests/fake_cupti/fake_workload.h"
+
+int main(int argc, char** argv) {
+  const int steps = argc > 1 ? std::atoi(argv[1]) : 3;
+  const int exit_code = argc > 2 ? std::atoi(argv[2]) : 0;
+  if (const char* path = std::getenv("CUDA_INJECTION64_PATH")) {
+    void* lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (lib == nullptr) {
+      std::fprintf(stderr, "fake_cuda_job: cannot load %s: %s\n", path, dlerror());
+      return 3;
+    }
+    auto init = reinterpret_cast<int (*)()>(dlsym(lib, "InitializeInjection"));
+    if (init == nullptr || init() != 1) return 4;
+  }
+  fakecupti_context_created(0);
+  tbprof::fake::FakeGpu gpu;
+  for (int step = 1; step <= steps; ++step) gpu.Step(step, /*kernels=*/6, /*devices=*/1, /*streams=*/2);
+  std::printf("fake_cuda_job: %d steps done\n", steps);
+  return exit_code;  // The collector's atexit handler finishes the capture.
+}

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Validates the CUPTI collector on a real GPU (run it on a machine with one):
+#  1. builds tbprof with the collector;
+#  2. a small CUDA program under `tbprof record`: capture -> xplane.pb -> report;
+#  3. a PyTorch training loop: per-kernel counts and times from the collector
+#     vs torch.profiler on the same loop (compare_kernels.py);
+#  4. overhead: loop time with and without the collector.
+# Results go to $OUT (default ./gpu_check_out) and are printed.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+OUT=${OUT:-$PWD/gpu_check_out}
+mkdir -p "$OUT"
+nvidia-smi -L | tee "$OUT/gpu.txt"
+if [ ! -x build/tools/tbprof/tbprof ] || [ ! -f build/src/collector/libtbprof_cupti.so ]; then
+  cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DTBPROF_WITH_CUPTI=ON >/dev/null
+  cmake --build build -j"$(nproc)" --target tbprof tbprof_cupti
+fi
+TB=build/tools/tbprof/tbprof
+
+echo "== CUDA program"
+nvcc -O2 -o "$OUT/vector_add" tools/gpu_check/vector_add.cu
+"$TB" record --logdir "$OUT/tb" --run cuda -- "$OUT/vector_add" 20
+"$TB" report "$OUT/tb/plugins/profile/cuda" | tee "$OUT/cuda_report.txt"
+
+if python3 -c "import torch; assert torch.cuda.is_available()" 2>/dev/null; then
+  echo "== PyTorch loop: collector vs torch.profiler"
+  "$TB" record --logdir "$OUT/tb" --run torch_collector -- python3 tools/gpu_check/torch_loop.py nvtx - 30
+  "$TB" report --json "$OUT/tb/plugins/profile/torch_collector" > "$OUT/ours.json"
+  python3 tools/gpu_check/torch_loop.py torch_profiler "$OUT/torch_trace.json" 30
+  "$TB" report --json "$OUT/torch_trace.json" > "$OUT/theirs.json"
+  python3 tools/gpu_check/compare_kernels.py "$OUT/ours.json" "$OUT/theirs.json" | tee "$OUT/compare.txt"
+  echo "== overhead (seconds per step, 200 steps)"
+  base=$(python3 tools/gpu_check/torch_loop.py plain - 200 | awk '{print $2}')
+  with=$(CUDA_INJECTION64_PATH=$PWD/build/src/collector/libtbprof_cupti.so TBPROF_LOGDIR="$OUT/tb" \
+         TBPROF_RUN=overhead python3 tools/gpu_check/torch_loop.py plain - 200 | awk '{print $2}')
+  python3 -c "b=$base; w=$with; print(f'without {b*1e3:.3f} ms/step, with collector {w*1e3:.3f} ms/step, overhead {100*(w-b)/b:.1f}%')" \
+    | tee "$OUT/overhead.txt"
+else
+  echo "PyTorch with CUDA not available: skipped the PyTorch comparison and overhead" | tee "$OUT/torch_skipped.txt"
+fi

@@ -282,6 +282,9 @@ TEST_F(HostileInputsTest, InvalidUtf8AnywhereStillWritesAFileTheParserAccepts) {
                    R"("Total Allocated":64,"Total Reserved":128}})"),
       absl::StrCat(R"({"ph":"B","name":")", bad, R"(","pid":")", bad, R"(","tid":2,"ts":40})"),
       absl::StrCat(R"({"ph":"E","pid":")", bad, R"(","tid":2,"ts":45})"),
+      // A named row (string pid/tid) becomes a line named after the tid.
+      absl::StrCat(R"({"ph":"X","cat":"Trace","name":"t","pid":"Spans","tid":"PyTorch )", bad,
+                   R"(","ts":0,"dur":60})"),
   };
   std::string json = absl::StrCat(
       R"({"hostname":")", bad, R"(","metadata":{"hostname":")", bad,

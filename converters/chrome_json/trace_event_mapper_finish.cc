@@ -154,6 +154,7 @@ void TraceEventMapper::NameHostLines() {
     } else {
       name = absl::StrCat("thread ", t.tid_text);
     }
+    name = std::string(SanitizeUtf8(name, &scratch_));  // A tid may be any string.
     t.line->SetName(name);
     if (t.python_line != nullptr) t.python_line->SetName(absl::StrCat(name, " python stack"));
   }

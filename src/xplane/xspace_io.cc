@@ -205,7 +205,8 @@ inline void WriteLengthHeader(CodedOutputStream* out, int field, size_t len) {
 }
 inline void WriteBytesField(CodedOutputStream* out, int field, absl::string_view bytes) {
   WriteLengthHeader(out, field, bytes.size());
-  out->WriteRaw(bytes.data(), static_cast<int>(bytes.size()));
+  // An empty view may have a null data(): memcpy(dst, nullptr, 0) is UB.
+  if (!bytes.empty()) out->WriteRaw(bytes.data(), static_cast<int>(bytes.size()));
 }
 inline void WriteStringIfNotEmpty(CodedOutputStream* out, int field, absl::string_view s) {
   if (!s.empty()) WriteBytesField(out, field, s);

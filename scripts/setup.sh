@@ -14,7 +14,7 @@ cd "$(dirname "$0")/.."
 # Tests: GoogleTest/Benchmark, Chromium (renders the HTML report headless).
 PACKAGES=(libabsl-dev libprotobuf-dev protobuf-compiler libsimdjson-dev libgtest-dev
           libgmock-dev libbenchmark-dev zlib1g-dev libisal-dev cmake ninja-build g++ pkg-config
-          chromium)
+          chromium clang libclang-rt-dev)
 BUILD_DIR=${BUILD_DIR:-build}
 JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
 DEPS_ONLY=0

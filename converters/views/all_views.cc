@@ -30,24 +30,56 @@ absl::StatusOr<std::string> Serialize(const google::protobuf::Message& message) 
   return bytes;
 }
 
-// `trace_json_gz`, when given, is the already computed trace file.
-absl::StatusOr<std::vector<ViewFile>> BuildViewFiles(
-    const AllViews& views, const xplane::XSpaceData& space, const TraceJsonOptions& trace_options,
-    absl::StatusOr<std::string>* trace_json_gz = nullptr) {
-  const std::vector<std::string> suffixes = PrecomputedViewSuffixes();
-  std::vector<ViewFile> files(suffixes.size());
-  for (size_t i = 0; i < suffixes.size(); ++i) files[i].suffix = suffixes[i];
-  TBPROF_ASSIGN_OR_RETURN(files[0].contents, Serialize(views.overview));
-  TBPROF_ASSIGN_OR_RETURN(files[1].contents, Serialize(views.input_pipeline));
-  TBPROF_ASSIGN_OR_RETURN(files[2].contents, Serialize(views.kernel_stats));
-  TBPROF_ASSIGN_OR_RETURN(std::string memory_json, MemoryProfileToJson(views.memory_profile));
-  TBPROF_ASSIGN_OR_RETURN(files[3].contents, GzipCompress(memory_json));
-  if (trace_json_gz != nullptr) {
-    TBPROF_RETURN_IF_ERROR(trace_json_gz->status());
-    files[4].contents = std::move(**trace_json_gz);
-  } else {
-    TBPROF_ASSIGN_OR_RETURN(files[4].contents, ConvertXSpaceToTraceJsonGz(space, trace_options));
+// The step-based views: overview page and input-pipeline analysis share one
+// step analysis.
+absl::Status ComputeStepViews(const xplane::XSpaceData& space, const ViewOptions& options,
+                              PhaseTimings* timings, AllViews* views) {
+  ScopedPhase phase(timings, "views: steps+overview+input");
+  TBPROF_ASSIGN_OR_RETURN(StepAnalysis analysis, ConvertXSpaceToStepAnalysis(space, options.steps));
+  views->overview = ConvertStepAnalysisToOverviewPage(analysis);
+  views->input_pipeline = ConvertOpStatsToInputPipelineAnalysis(analysis.op_stats);
+  return absl::OkStatus();
+}
+
+void ComputeKernelAndMemoryViews(const xplane::XSpaceData& space, const ViewOptions& options,
+                                 PhaseTimings* timings, AllViews* views) {
+  {
+    ScopedPhase phase(timings, "views: kernel stats");
+    views->kernel_stats = ConvertXSpaceToKernelStatsDb(space, options.kernel_stats);
   }
+  ScopedPhase phase(timings, "views: memory profile");
+  views->memory_profile = ConvertXSpaceToMemoryProfile(space, options.memory_profile);
+}
+
+// File contents of the step-based views (overview, input pipeline).
+absl::Status SerializeStepViews(const AllViews& views, std::vector<ViewFile>* files) {
+  TBPROF_ASSIGN_OR_RETURN((*files)[0].contents, Serialize(views.overview));
+  TBPROF_ASSIGN_OR_RETURN((*files)[1].contents, Serialize(views.input_pipeline));
+  return absl::OkStatus();
+}
+
+// File contents of the kernel-stats and memory-profile views.
+absl::Status SerializeKernelAndMemoryViews(const AllViews& views, std::vector<ViewFile>* files) {
+  TBPROF_ASSIGN_OR_RETURN((*files)[2].contents, Serialize(views.kernel_stats));
+  TBPROF_ASSIGN_OR_RETURN(std::string memory_json, MemoryProfileToJson(views.memory_profile));
+  TBPROF_ASSIGN_OR_RETURN((*files)[3].contents, GzipCompress(memory_json));
+  return absl::OkStatus();
+}
+
+// One entry per PrecomputedViewSuffixes() suffix, contents empty.
+std::vector<ViewFile> EmptyViewFiles() {
+  std::vector<ViewFile> files;
+  for (std::string& suffix : PrecomputedViewSuffixes()) files.push_back({std::move(suffix), ""});
+  return files;
+}
+
+absl::StatusOr<std::vector<ViewFile>> BuildViewFiles(const AllViews& views,
+                                                     const xplane::XSpaceData& space,
+                                                     const TraceJsonOptions& trace_options) {
+  std::vector<ViewFile> files = EmptyViewFiles();
+  TBPROF_RETURN_IF_ERROR(SerializeStepViews(views, &files));
+  TBPROF_RETURN_IF_ERROR(SerializeKernelAndMemoryViews(views, &files));
+  TBPROF_ASSIGN_OR_RETURN(files[4].contents, ConvertXSpaceToTraceJsonGz(space, trace_options));
   return files;
 }
 
@@ -65,14 +97,10 @@ absl::string_view BreakdownName(Breakdown breakdown) {
 }
 
 absl::StatusOr<AllViews> ComputeAllViews(const xplane::XSpaceData& space,
-                                         const ViewOptions& options) {
-  TBPROF_ASSIGN_OR_RETURN(StepAnalysis analysis,
-                          ConvertXSpaceToStepAnalysis(space, options.steps));
+                                         const ViewOptions& options, PhaseTimings* timings) {
   AllViews views;
-  views.overview = ConvertStepAnalysisToOverviewPage(analysis);
-  views.input_pipeline = ConvertOpStatsToInputPipelineAnalysis(analysis.op_stats);
-  views.kernel_stats = ConvertXSpaceToKernelStatsDb(space, options.kernel_stats);
-  views.memory_profile = ConvertXSpaceToMemoryProfile(space, options.memory_profile);
+  TBPROF_RETURN_IF_ERROR(ComputeStepViews(space, options, timings, &views));
+  ComputeKernelAndMemoryViews(space, options, timings, &views);
   return views;
 }
 
@@ -128,24 +156,79 @@ absl::Status StagePrecomputedViews(const AllViews& views, const xplane::XSpaceDa
   return absl::OkStatus();
 }
 
+// Each background thread writes only its own members: the trace thread
+// `trace_status` and files[4]; the steps thread `steps_status`, the step
+// views and files[0..1]; the kernels thread `kernels_status`, the other
+// views and files[2..3]. Finish() reads them all after joining.
+struct PrecomputedViewsJob::State {
+  const xplane::XSpaceData* space;
+  ViewOptions options;
+  TraceJsonOptions trace_options;
+  PhaseTimings* timings;
+  AllViews views;
+  std::vector<ViewFile> files = EmptyViewFiles();
+  absl::Status trace_status, steps_status, kernels_status;
+  std::vector<std::thread> threads;
+};
+
+PrecomputedViewsJob::PrecomputedViewsJob(std::unique_ptr<State> state)
+    : state_(std::move(state)) {}
+
+PrecomputedViewsJob::~PrecomputedViewsJob() { Join(); }
+
+void PrecomputedViewsJob::Join() {
+  for (std::thread& thread : state_->threads) {
+    if (thread.joinable()) thread.join();
+  }
+}
+
+std::unique_ptr<PrecomputedViewsJob> PrecomputedViewsJob::Start(
+    const xplane::XSpaceData& space, const ViewOptions& options,
+    const TraceJsonOptions& trace_options, PhaseTimings* timings) {
+  auto state = std::make_unique<State>();
+  state->space = &space;
+  state->options = options;
+  state->trace_options = trace_options;
+  state->timings = timings;
+  State* s = state.get();
+  s->threads.emplace_back([s] {
+    ScopedPhase phase(s->timings, "views: trace JSON (gzip)");
+    absl::StatusOr<std::string> gz = ConvertXSpaceToTraceJsonGz(*s->space, s->trace_options);
+    s->trace_status = gz.status();
+    if (gz.ok()) s->files[4].contents = *std::move(gz);
+  });
+  s->threads.emplace_back([s] {
+    s->steps_status = ComputeStepViews(*s->space, s->options, s->timings, &s->views);
+    if (s->steps_status.ok()) s->steps_status = SerializeStepViews(s->views, &s->files);
+  });
+  s->threads.emplace_back([s] {
+    ComputeKernelAndMemoryViews(*s->space, s->options, s->timings, &s->views);
+    ScopedPhase phase(s->timings, "views: serialize kernels+memory");
+    s->kernels_status = SerializeKernelAndMemoryViews(s->views, &s->files);
+  });
+  return std::unique_ptr<PrecomputedViewsJob>(new PrecomputedViewsJob(std::move(state)));
+}
+
+absl::Status PrecomputedViewsJob::Finish(absl::string_view host, logdir::RunWriter* writer,
+                                         AllViews* views_out) {
+  Join();
+  TBPROF_RETURN_IF_ERROR(state_->steps_status);
+  TBPROF_RETURN_IF_ERROR(state_->kernels_status);
+  TBPROF_RETURN_IF_ERROR(state_->trace_status);
+  for (const ViewFile& file : state_->files) {
+    TBPROF_RETURN_IF_ERROR(writer->StageHostFile(host, file.suffix, file.contents).status());
+  }
+  if (views_out != nullptr) *views_out = std::move(state_->views);
+  return absl::OkStatus();
+}
+
 absl::Status ComputeAndStagePrecomputedViews(const xplane::XSpaceData& space,
                                              absl::string_view host, logdir::RunWriter* writer,
                                              const ViewOptions& options,
                                              const TraceJsonOptions& trace_options,
                                              AllViews* views_out) {
-  absl::StatusOr<std::string> trace_json_gz = absl::InternalError("trace JSON not computed");
-  std::thread trace_thread(
-      [&] { trace_json_gz = ConvertXSpaceToTraceJsonGz(space, trace_options); });
-  absl::StatusOr<AllViews> views = ComputeAllViews(space, options);
-  trace_thread.join();
-  TBPROF_RETURN_IF_ERROR(views.status());
-  TBPROF_ASSIGN_OR_RETURN(std::vector<ViewFile> files,
-                          BuildViewFiles(*views, space, trace_options, &trace_json_gz));
-  for (const ViewFile& file : files) {
-    TBPROF_RETURN_IF_ERROR(writer->StageHostFile(host, file.suffix, file.contents).status());
-  }
-  if (views_out != nullptr) *views_out = *std::move(views);
-  return absl::OkStatus();
+  return PrecomputedViewsJob::Start(space, options, trace_options)
+      ->Finish(host, writer, views_out);
 }
 
 }  // namespace tbprof::views

@@ -9,6 +9,7 @@
 #ifndef TBPROF_CONVERTERS_VIEWS_ALL_VIEWS_H_
 #define TBPROF_CONVERTERS_VIEWS_ALL_VIEWS_H_
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,7 @@
 #include "proto/kernel_stats.pb.h"
 #include "proto/memory_profile.pb.h"
 #include "proto/overview_page.pb.h"
+#include "src/base/phase_timings.h"
 #include "src/xplane/xspace_data.h"
 
 namespace tbprof::logdir {
@@ -62,8 +64,10 @@ struct HostViews {
 // without data come out empty (no steps, no kernels, no allocators). Errors
 // are those of the step analysis (kInvalidArgument for a space without any
 // plane).
+// `timings`, when not null, receives one phase per view.
 absl::StatusOr<AllViews> ComputeAllViews(const xplane::XSpaceData& space,
-                                         const ViewOptions& options = {});
+                                         const ViewOptions& options = {},
+                                         PhaseTimings* timings = nullptr);
 
 // Suffixes of the legacy precomputed per-host files, in writing order:
 // "overview_page.pb", "input_pipeline.pb", "kernel_stats.pb" (serialized
@@ -90,11 +94,41 @@ absl::Status StagePrecomputedViews(const AllViews& views, const xplane::XSpaceDa
                                    absl::string_view host, logdir::RunWriter* writer,
                                    const TraceJsonOptions& trace_options = {});
 
-// ComputeAllViews() and StagePrecomputedViews() in one call, with the
-// trace-viewer JSON (the costliest file: text + gzip) produced on a second
-// thread while the other views are computed; `space` is only read, so both
-// threads share it safely. `views_out`, when not null, receives the views.
-// Errors: as ComputeAllViews() and StagePrecomputedViews().
+// ComputeAllViews() and StagePrecomputedViews() split so that the views are
+// computed while the caller does other work (`tbprof convert` serializes the
+// xplane.pb meanwhile): Start() returns at once, with the trace-viewer JSON
+// (the costliest file: text + gzip) produced on one background thread and
+// the other views, with their files, on another. `space` is only read, so
+// the caller may read it at the same time; it must outlive the job and must
+// not change until Finish() returns or the job is destroyed.
+class PrecomputedViewsJob {
+ public:
+  // `timings`, when not null, receives one phase per view (see
+  // src/base/phase_timings.h); it must outlive the job.
+  static std::unique_ptr<PrecomputedViewsJob> Start(const xplane::XSpaceData& space,
+                                                    const ViewOptions& options = {},
+                                                    const TraceJsonOptions& trace_options = {},
+                                                    PhaseTimings* timings = nullptr);
+  ~PrecomputedViewsJob();  // Waits for the background threads.
+  PrecomputedViewsJob(const PrecomputedViewsJob&) = delete;
+  PrecomputedViewsJob& operator=(const PrecomputedViewsJob&) = delete;
+
+  // Waits for the views, then stages their files in `writer` as
+  // StagePrecomputedViews() does. Call at most once. `views_out`, when not
+  // null, receives the views. Errors: as ComputeAllViews() and
+  // StagePrecomputedViews().
+  absl::Status Finish(absl::string_view host, logdir::RunWriter* writer,
+                      AllViews* views_out = nullptr);
+
+ private:
+  struct State;
+  explicit PrecomputedViewsJob(std::unique_ptr<State> state);
+  void Join();
+
+  std::unique_ptr<State> state_;
+};
+
+// Start() and Finish() in one call: the views with the trace JSON beside them.
 absl::Status ComputeAndStagePrecomputedViews(const xplane::XSpaceData& space,
                                              absl::string_view host, logdir::RunWriter* writer,
                                              const ViewOptions& options = {},

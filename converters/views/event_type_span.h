@@ -116,6 +116,7 @@ class OverlapResolver {
  private:
   struct Boundary {
     int64_t time_ps;
+    uint16_t order;  // Sort key among boundaries of equal time (see SortedBoundaries).
     EventType type;
     bool is_start;
   };
@@ -124,7 +125,16 @@ class OverlapResolver {
   // Calls fn(begin_ps, end_ps, winner) for each piece.
   template <typename Fn>
   void Sweep(Fn&& fn);
+  // Sweep over `n` boundaries in order, boundary i being at(i).
+  template <typename At, typename Fn>
+  void SweepBoundaries(size_t n, At&& at, Fn&& fn);
 
+  static constexpr int kPackedOrderBits = 9;
+  // SortedBoundaries' result: packed keys ((time - packed_min_ps_) <<
+  // kPackedOrderBits | order) when `packed_`, else `boundaries_`.
+  bool packed_ = false;
+  int64_t packed_min_ps_ = 0;
+  std::vector<uint64_t> keys_;
   std::vector<Boundary> boundaries_;
 };
 

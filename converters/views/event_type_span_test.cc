@@ -130,6 +130,35 @@ TEST(OverlapResolverTest, EqualTypesOverlappingCountOnce) {
   EXPECT_EQ(b.compute_32bit_ps, 100u);
 }
 
+// Spans with the same shape, once near 0 and once spread over more than
+// 2^55 ps (past the packed-key sort's range), resolve to the same pieces;
+// ties at equal times (ends before starts, higher type first) included.
+TEST(OverlapResolverTest, HugeTimeRangesResolveLikeSmallOnes) {
+  const std::vector<EventTypeSpan> small = {
+      {0, 100, kHostCompute},     {20, 40, kHostPrepare},   {40, 60, kDeviceCompute16},
+      {40, 60, kDeviceCompute32}, {60, 60, kHostWaitInput}, {90, 130, kDeviceToDevice},
+  };
+  const int64_t base = -(int64_t{1} << 62);
+  const int64_t far = int64_t{1} << 62;
+  std::vector<EventTypeSpan> huge = small;
+  for (EventTypeSpan& s : huge) {
+    s.begin_ps += base;
+    s.end_ps += base;
+  }
+  huge.push_back({far, far + 10, kHostCompute});
+  OverlapResolver resolver;
+  std::vector<EventTypeSpan> small_pieces = resolver.ToNonOverlapped(small);
+  std::vector<EventTypeSpan> huge_pieces = resolver.ToNonOverlapped(huge);
+  ASSERT_EQ(huge_pieces.size(), small_pieces.size() + 2);  // + the gap and the far span.
+  for (size_t i = 0; i < small_pieces.size(); ++i) {
+    EXPECT_EQ(huge_pieces[i].begin_ps - base, small_pieces[i].begin_ps) << i;
+    EXPECT_EQ(huge_pieces[i].end_ps - base, small_pieces[i].end_ps) << i;
+    EXPECT_EQ(huge_pieces[i].type, small_pieces[i].type) << i;
+  }
+  EXPECT_EQ(huge_pieces.back().type, kHostCompute);
+  EXPECT_EQ(huge_pieces.back().begin_ps, far);
+}
+
 TEST(OverlapResolverTest, EmptyInputGivesNothing) {
   OverlapResolver resolver;
   ResolvedBreakdown b;

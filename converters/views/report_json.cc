@@ -3,38 +3,25 @@
 #include <string>
 
 #include "absl/status/status.h"
-#include "absl/strings/str_cat.h"
 #include "converters/views/json_text_writer.h"
+#include "converters/views/proto_json.h"
 #include "google/protobuf/message.h"
-#include "google/protobuf/util/json_util.h"
 #include "src/base/status_macros.h"
 
 namespace tbprof::views {
 namespace {
 
-absl::Status AppendMessageJson(const google::protobuf::Message& message, std::string* out) {
-  google::protobuf::util::JsonPrintOptions options;
-  options.always_print_primitive_fields = true;
-  options.preserve_proto_field_names = false;  // lowerCamelCase.
-  std::string json;
-  const auto status = google::protobuf::util::MessageToJsonString(message, &json, options);
-  if (!status.ok()) {
-    return absl::InternalError(absl::StrCat("cannot print ", message.GetTypeName(),
-                                            " as JSON: ", status.ToString()));
-  }
-  out->append(json);
-  return absl::OkStatus();
-}
-
+// Each view as MessageToJsonString prints it with always_print_primitive_fields
+// (see proto_json.h).
 absl::Status AppendViewsMembers(const AllViews& views, std::string* out) {
   out->append("\"overview\":");
-  TBPROF_RETURN_IF_ERROR(AppendMessageJson(views.overview, out));
+  TBPROF_RETURN_IF_ERROR(AppendMessageAsJson(views.overview, out));
   out->append(",\"input_pipeline\":");
-  TBPROF_RETURN_IF_ERROR(AppendMessageJson(views.input_pipeline, out));
+  TBPROF_RETURN_IF_ERROR(AppendMessageAsJson(views.input_pipeline, out));
   out->append(",\"kernel_stats\":");
-  TBPROF_RETURN_IF_ERROR(AppendMessageJson(views.kernel_stats, out));
+  TBPROF_RETURN_IF_ERROR(AppendMessageAsJson(views.kernel_stats, out));
   out->append(",\"memory_profile\":");
-  TBPROF_RETURN_IF_ERROR(AppendMessageJson(views.memory_profile, out));
+  TBPROF_RETURN_IF_ERROR(AppendMessageAsJson(views.memory_profile, out));
   return absl::OkStatus();
 }
 

@@ -8,9 +8,10 @@
 // several hosts (in run order):
 //   {"hosts": [{"host": "<name>", "overview": ..., "input_pipeline": ...,
 //               "kernel_stats": ..., "memory_profile": ...}, ...]}
-// Each view is printed by MessageToJsonString with lowerCamelCase field
-// names, int64 values as strings, fields with default values included and
-// Any fields expanded with their "@type".
+// Each view is printed by views::AppendMessageAsJson (proto_json.h): the
+// JSON value MessageToJsonString prints with always_print_primitive_fields,
+// i.e. lowerCamelCase field names, int64 values as strings, fields with
+// default values included and Any fields expanded with their "@type".
 #ifndef TBPROF_CONVERTERS_VIEWS_REPORT_JSON_H_
 #define TBPROF_CONVERTERS_VIEWS_REPORT_JSON_H_
 

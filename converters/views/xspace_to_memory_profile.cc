@@ -14,7 +14,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
-#include "google/protobuf/util/json_util.h"
+#include "converters/views/proto_json.h"
 #include "src/xplane/xspace_schema.h"
 #include "src/xplane/xspace_visitor.h"
 
@@ -449,15 +449,7 @@ MemoryProfile ConvertXSpaceToMemoryProfile(const xplane::XSpaceData& space,
 }
 
 absl::StatusOr<std::string> MemoryProfileToJson(const MemoryProfile& profile) {
-  google::protobuf::util::JsonPrintOptions json_options;
-  json_options.always_print_primitive_fields = true;
-  std::string json;
-  auto status = google::protobuf::util::MessageToJsonString(profile, &json, json_options);
-  if (!status.ok()) {
-    return absl::InternalError(
-        absl::StrCat("cannot print MemoryProfile as JSON: ", status.ToString()));
-  }
-  return json;
+  return MessageToJson(profile);
 }
 
 std::string TensorflowDataTypeName(int64_t data_type) {

@@ -63,8 +63,9 @@ tensorflow::profiler::MemoryProfile ConvertXSpaceToMemoryProfile(
     const xplane::XSpaceData& space, const MemoryProfileOptions& options = {});
 
 // Protobuf JSON as the plugin serves it: lowerCamelCase field names, int64 as
-// strings, fields with default values printed. Errors: kInternal if protobuf
-// cannot print the message.
+// strings, fields with default values printed (the JSON value
+// MessageToJsonString prints with always_print_primitive_fields; printed by
+// proto_json.h). Errors: kInternal if the message cannot be printed.
 absl::StatusOr<std::string> MemoryProfileToJson(const tensorflow::profiler::MemoryProfile& profile);
 
 // TensorFlow's name for a DataType enum value ("float", "int32", "bfloat16",

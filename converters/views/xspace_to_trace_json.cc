@@ -11,6 +11,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "converters/views/json_text_writer.h"
+#include "converters/views/pipelined_sink.h"
 #include "src/base/output_file.h"
 #include "src/base/status_macros.h"
 #include "src/xplane/xspace_schema.h"
@@ -182,15 +183,29 @@ void WriteStringArray(absl::string_view key, const std::vector<std::string>& val
 class PlaneStrings {
  public:
   explicit PlaneStrings(const xplane::XPlaneVisitor& plane)
-      : event_names_(plane.num_event_metadata()), stat_keys_(plane.raw().stat_metadata.size()) {}
+      : event_names_(plane.num_event_metadata()),
+        long_names_(plane.num_event_metadata()),
+        stat_keys_(plane.raw().stat_metadata.size()) {}
 
+  // The quoted display name (or name) of the event's metadata.
   const std::string& EventName(const xplane::XEventVisitor& event) {
     std::string& text = event_names_[event.metadata_index()];
     if (text.empty()) {
       const absl::string_view display = event.display_name();
       AppendJsonString(display.empty() ? event.name() : display, &text);
+      if (!display.empty() && display != event.name()) {
+        std::string& long_name = long_names_[event.metadata_index()];
+        long_name = "\"long_name\":";
+        AppendJsonString(event.name(), &long_name);
+      }
     }
     return text;
+  }
+
+  // `"long_name":"<name>"` when the event shows a display name other than
+  // its name, else empty. Valid after EventName() for the same event.
+  const std::string& LongNameArg(const xplane::XEventVisitor& event) const {
+    return long_names_[event.metadata_index()];
   }
 
   const std::string& StatKey(const xplane::XStatVisitor& stat) {
@@ -202,17 +217,18 @@ class PlaneStrings {
     return text;
   }
 
-  // Ref values point into the space's string pool, so the address is a key.
-  const std::string& RefValue(absl::string_view value) {
-    auto [it, inserted] = ref_values_.try_emplace(value.data());
-    if (inserted) AppendJsonString(value, &it->second);
+  // The quoted string of a kRef stat, looked up once per ref id.
+  const std::string& RefValue(const xplane::XStatVisitor& stat) {
+    auto [it, inserted] = ref_values_.try_emplace(stat.RefId());
+    if (inserted) AppendJsonString(stat.StrOrRefValue(), &it->second);
     return it->second;
   }
 
  private:
   std::vector<std::string> event_names_;
+  std::vector<std::string> long_names_;
   std::vector<std::string> stat_keys_;
-  absl::flat_hash_map<const char*, std::string> ref_values_;
+  absl::flat_hash_map<uint64_t, std::string> ref_values_;
 };
 
 void AppendStatValue(const xplane::XStatVisitor& stat, PlaneStrings* strings, std::string* buf) {
@@ -229,15 +245,9 @@ void AppendStatValue(const xplane::XStatVisitor& stat, PlaneStrings* strings, st
     case xplane::StatKind::kStr:
       AppendJsonString(stat.StrOrRefValue(), buf);
       break;
-    case xplane::StatKind::kRef: {
-      const absl::string_view value = stat.StrOrRefValue();
-      if (value.empty()) {
-        buf->append("\"\"");
-      } else {
-        buf->append(strings->RefValue(value));
-      }
+    case xplane::StatKind::kRef:
+      buf->append(strings->RefValue(stat));
       break;
-    }
     case xplane::StatKind::kBytes:
       AppendJsonString(absl::StrCat("<", stat.BytesValue().size(), " bytes>"), buf);
       break;
@@ -250,14 +260,24 @@ void AppendStatValue(const xplane::XStatVisitor& stat, PlaneStrings* strings, st
   }
 }
 
+// The start of every event of one line up to its time stamp:
+// `{"ph":"X","pid":P,"tid":T,"ts":` (complete events) and the instant form.
+struct LinePrefixes {
+  LinePrefixes(int64_t pid, int64_t tid)
+      : complete(absl::StrCat("{\"ph\":\"X\",\"pid\":", pid, ",\"tid\":", tid, ",\"ts\":")),
+        instant(absl::StrCat("{\"ph\":\"i\",\"s\":\"t\",\"pid\":", pid, ",\"tid\":", tid,
+                             ",\"ts\":")) {}
+  std::string complete;
+  std::string instant;
+};
+
 // Writes one "X" (duration > 0) or "i" event with its stats as args.
-void WriteEvent(const xplane::XEventVisitor& event, int64_t pid, int64_t tid, PlaneStrings* strings,
-                std::vector<uint32_t>* seen_stats, EventList* list) {
+void WriteEvent(const xplane::XEventVisitor& event, const LinePrefixes& prefixes,
+                PlaneStrings* strings, std::vector<uint32_t>* seen_stats, EventList* list) {
   JsonTextWriter* out = list->Next();
   std::string* buf = out->buffer();
   const bool has_duration = event.duration_ps() > 0;
-  buf->append(has_duration ? "{\"ph\":\"X\",\"pid\":" : "{\"ph\":\"i\",\"s\":\"t\",\"pid\":");
-  absl::StrAppend(buf, pid, ",\"tid\":", tid, ",\"ts\":");
+  buf->append(has_duration ? prefixes.complete : prefixes.instant);
   AppendPicosAsMicros(event.begin_ps(), buf);
   if (has_duration) {
     buf->append(",\"dur\":");
@@ -266,12 +286,9 @@ void WriteEvent(const xplane::XEventVisitor& event, int64_t pid, int64_t tid, Pl
   buf->append(",\"name\":");
   buf->append(strings->EventName(event));
   buf->append(",\"args\":{");
-  bool first = true;
-  if (!event.display_name().empty() && event.display_name() != event.name()) {
-    buf->append("\"long_name\":");
-    AppendJsonString(event.name(), buf);
-    first = false;
-  }
+  const std::string& long_name = strings->LongNameArg(event);
+  buf->append(long_name);
+  bool first = long_name.empty();
   seen_stats->clear();
   event.ForEachStat([&](const xplane::XStatVisitor& stat) {
     // An event's own stat hides its metadata's stat of the same name.
@@ -362,11 +379,12 @@ absl::StatusOr<TraceJsonSummary> WriteXSpaceAsTraceJson(const xplane::XSpaceData
       const int64_t tid = line.id();
       WriteNameMetadata("thread_name", p.pid, tid, "name", LineName(line), &list);
       WriteSortIndexMetadata("thread_sort_index", p.pid, tid, static_cast<int64_t>(l), &list);
+      const LinePrefixes prefixes(p.pid, tid);
       for (size_t e = 0; e < line.num_events(); ++e) {
         const xplane::XEventVisitor event = line.event(e);
         if (event.is_aggregate() || event.begin_ps() >= cutoff_ps) continue;
         ++summary.events_written;
-        WriteEvent(event, p.pid, tid, &strings, &seen_stats, &list);
+        WriteEvent(event, prefixes, &strings, &seen_stats, &list);
         if ((e & 1023) == 1023 && !out.MaybeFlush().ok()) break;
       }
       out.MaybeFlush().IgnoreError();  // A sink error ends the loops and is returned below.
@@ -377,35 +395,44 @@ absl::StatusOr<TraceJsonSummary> WriteXSpaceAsTraceJson(const xplane::XSpaceData
   return summary;
 }
 
+namespace {
+
+// Writes the trace JSON through gzip into `compressed_sink`, with the text
+// produced on this thread and compressed on a second one.
+absl::StatusOr<TraceJsonSummary> WriteXSpaceAsTraceJsonGzTo(const xplane::XSpaceData& space,
+                                                            const TraceJsonOptions& options,
+                                                            ByteSink compressed_sink) {
+  TBPROF_ASSIGN_OR_RETURN(std::unique_ptr<GzipOutputStream> gzip,
+                          GzipOutputStream::Create(std::move(compressed_sink), options.gzip_level));
+  PipelinedSink piped([&gzip](absl::string_view bytes) { return gzip->Append(bytes); });
+  absl::StatusOr<TraceJsonSummary> summary =
+      WriteXSpaceAsTraceJson(space, options, piped.AsByteSink());
+  const absl::Status piped_status = piped.Finish();
+  TBPROF_RETURN_IF_ERROR(summary.status());
+  TBPROF_RETURN_IF_ERROR(piped_status);
+  TBPROF_RETURN_IF_ERROR(gzip->Finish());
+  return summary;
+}
+
+}  // namespace
+
 absl::StatusOr<TraceJsonSummary> WriteXSpaceAsTraceJsonGz(const xplane::XSpaceData& space,
                                                           const TraceJsonOptions& options,
                                                           AtomicOutputFile* file) {
-  TBPROF_ASSIGN_OR_RETURN(
-      std::unique_ptr<GzipOutputStream> gzip,
-      GzipOutputStream::Create([file](absl::string_view bytes) { return file->Append(bytes); },
-                               options.gzip_level));
-  TBPROF_ASSIGN_OR_RETURN(TraceJsonSummary summary,
-                          WriteXSpaceAsTraceJson(space, options, [&gzip](absl::string_view bytes) {
-                            return gzip->Append(bytes);
-                          }));
-  TBPROF_RETURN_IF_ERROR(gzip->Finish());
-  return summary;
+  return WriteXSpaceAsTraceJsonGzTo(
+      space, options, [file](absl::string_view bytes) { return file->Append(bytes); });
 }
 
 absl::StatusOr<std::string> ConvertXSpaceToTraceJsonGz(const xplane::XSpaceData& space,
                                                        const TraceJsonOptions& options) {
   std::string compressed;
-  TBPROF_ASSIGN_OR_RETURN(std::unique_ptr<GzipOutputStream> gzip,
-                          GzipOutputStream::Create(
-                              [&compressed](absl::string_view bytes) {
-                                compressed.append(bytes.data(), bytes.size());
-                                return absl::OkStatus();
-                              },
-                              options.gzip_level));
-  TBPROF_RETURN_IF_ERROR(WriteXSpaceAsTraceJson(space, options, [&gzip](absl::string_view bytes) {
-                           return gzip->Append(bytes);
-                         }).status());
-  TBPROF_RETURN_IF_ERROR(gzip->Finish());
+  TBPROF_RETURN_IF_ERROR(WriteXSpaceAsTraceJsonGzTo(space, options,
+                                                    [&compressed](absl::string_view bytes) {
+                                                      compressed.append(bytes.data(),
+                                                                        bytes.size());
+                                                      return absl::OkStatus();
+                                                    })
+                             .status());
   return compressed;
 }
 

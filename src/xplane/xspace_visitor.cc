@@ -9,8 +9,6 @@ namespace tbprof::xplane {
 
 // ---- XStatVisitor ----------------------------------------------------------
 
-StatType XStatVisitor::type() const { return plane_->stat_type(stat_->metadata_index); }
-absl::string_view XStatVisitor::name() const { return plane_->stat_name(stat_->metadata_index); }
 
 int64_t XStatVisitor::IntOrUintValue() const {
   if (stat_->kind == StatKind::kInt64) return stat_->int64_value;
@@ -67,20 +65,13 @@ std::string XStatVisitor::ToString() const {
 
 // ---- XEventVisitor ---------------------------------------------------------
 
-absl::string_view XEventVisitor::name() const { return plane_->event_name(event_->metadata_index); }
 
 absl::string_view XEventVisitor::display_name() const {
   const EventMetadata& md = plane_->raw().event_metadata[event_->metadata_index];
   return plane_->str(md.display_name != 0 ? md.display_name : md.name);
 }
 
-HostEventType XEventVisitor::host_event_type() const {
-  return plane_->host_event_type(event_->metadata_index);
-}
 
-int64_t XEventVisitor::begin_ps() const {
-  return (line_->timestamp_ns - plane_->base_ns()) * 1000 + event_->offset_ps;
-}
 
 std::optional<XStatVisitor> XEventVisitor::GetStat(StatType type) const {
   const Stat* begin = line_->stats.data() + event_->stats_begin;

@@ -41,6 +41,9 @@ class XStatVisitor {
   double NumericValue() const;
   // str_value or the name a ref_value points to; "" otherwise.
   absl::string_view StrOrRefValue() const;
+  // The stat-metadata id a kRef stat points to (its string is that
+  // metadata's name); 0 for other kinds.
+  uint64_t RefId() const { return stat_->kind == StatKind::kRef ? stat_->uint64_value : 0; }
   absl::string_view BytesValue() const;
   // Human-readable rendering of any kind.
   std::string ToString() const;
@@ -171,7 +174,22 @@ std::vector<const Plane*> FindPlanesWithPrefix(const XSpaceData& space, absl::st
 // "/device:GPU:n" planes sorted by n.
 std::vector<const Plane*> FindGpuPlanes(const XSpaceData& space);
 
-// ---- template definitions --------------------------------------------------
+// ---- inline and template definitions ---------------------------------------
+// (The small accessors are inline: the views call them for every event.)
+
+inline StatType XStatVisitor::type() const { return plane_->stat_type(stat_->metadata_index); }
+inline absl::string_view XStatVisitor::name() const {
+  return plane_->stat_name(stat_->metadata_index);
+}
+inline absl::string_view XEventVisitor::name() const {
+  return plane_->event_name(event_->metadata_index);
+}
+inline HostEventType XEventVisitor::host_event_type() const {
+  return plane_->host_event_type(event_->metadata_index);
+}
+inline int64_t XEventVisitor::begin_ps() const {
+  return (line_->timestamp_ns - plane_->base_ns()) * 1000 + event_->offset_ps;
+}
 
 template <typename Fn>
 void XEventVisitor::ForEachStat(Fn&& fn) const {

@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "converters/views/all_views.h"
+#include "src/base/phase_timings.h"
 #include "src/base/progress.h"
 #include "src/logdir/profile_logdir.h"
 #include "tools/tbprof/commands.h"
@@ -57,6 +58,7 @@ Flags:
                            0 = no limit)
   --no-views               skip the precomputed view files (see below)
   --quiet                  no progress, no summary: print only the paths written
+  --timings                print the wall and CPU time of each phase to stderr
   -h, --help               this text
 
 Either every input converts and all host files appear together, or nothing
@@ -86,6 +88,7 @@ struct ConvertFlags {
   int64_t max_memory_mb = -1;  // -1: the default (EffectiveMaxMemoryBytes).
   bool quiet = false;
   bool no_views = false;
+  bool timings = false;
 };
 
 bool DirectoryExists(const std::string& path) {
@@ -142,6 +145,7 @@ int RunConvert(const std::vector<std::string>& args) {
   flag_set.Int64("max-memory-mb", &flags.max_memory_mb);
   flag_set.Bool("quiet", &flags.quiet);
   flag_set.Bool("no-views", &flags.no_views);
+  flag_set.Bool("timings", &flags.timings);
   std::vector<std::string> inputs;
   if (absl::Status status = flag_set.Parse(args, &inputs); !status.ok()) {
     return ReportUsageError(kName, status.message());
@@ -168,6 +172,9 @@ int RunConvert(const std::vector<std::string>& args) {
       logdir::RunWriter::Open(flags.logdir, run, writer_options);
   if (!writer.ok()) return ReportFailure(writer.status());
 
+  PhaseTimings phase_timings;
+  PhaseTimings* timings = flags.timings ? &phase_timings : nullptr;
+  ScopedPhase total_phase(timings, "total");
   HostNamer namer;
   std::vector<HostReport> reports;
   for (size_t i = 0; i < files->size(); ++i) {
@@ -189,11 +196,25 @@ int RunConvert(const std::vector<std::string>& args) {
     load_options.progress = [&progress](uint64_t done, uint64_t total) {
       progress.Update(done, total);
     };
-    absl::StatusOr<LoadedInput> loaded = LoadInput(path, load_options);
-    progress.Finish();
+    absl::StatusOr<LoadedInput> loaded;
+    {
+      ScopedPhase phase(timings, "load (parse + build)");
+      loaded = LoadInput(path, load_options);
+      progress.Finish();
+    }
     if (!loaded.ok()) return ReportFailure(loaded.status());  // ~RunWriter cleans up.
 
-    XSpaceDiagnosis diagnosis = DiagnoseXSpace(loaded->space);
+    // Views are computed on background threads while this thread writes
+    // the xplane.pb (both only read the space).
+    std::unique_ptr<views::PrecomputedViewsJob> views_job;
+    if (!flags.no_views) {
+      views_job = views::PrecomputedViewsJob::Start(loaded->space, {}, {}, timings);
+    }
+    XSpaceDiagnosis diagnosis;
+    {
+      ScopedPhase phase(timings, "diagnose");
+      diagnosis = DiagnoseXSpace(loaded->space);
+    }
     if (absl::Status status = CheckSomethingConverted(*loaded, diagnosis); !status.ok()) {
       return ReportFailure(status);
     }
@@ -207,18 +228,25 @@ int RunConvert(const std::vector<std::string>& args) {
     report.json_summary = std::move(loaded->json_summary);
     report.raw_summary = std::move(loaded->raw_summary);
     report.diagnosis = std::move(diagnosis);
-    absl::StatusOr<std::string> output = (*writer)->StageXSpace(report.host, loaded->space);
+    absl::StatusOr<std::string> output;
+    {
+      ScopedPhase phase(timings, "write xplane.pb");
+      output = (*writer)->StageXSpace(report.host, loaded->space);
+    }
     if (!output.ok()) return ReportFailure(output.status());
     report.output_path = *output;
     report.output_bytes = (*writer)->staged_files().back().bytes;
-    if (!flags.no_views) {
+    if (views_job != nullptr) {
       // Precomputed views for plugins <= 2.19, published with the xplane.pb.
       // A space the views cannot use still converts; only writing can fail.
       // The views themselves failing (kInvalidArgument: nothing to analyse)
       // only costs the legacy files; failing to stage them is an error.
       const size_t staged_before = (*writer)->staged_files().size();
-      absl::Status status =
-          views::ComputeAndStagePrecomputedViews(loaded->space, report.host, writer->get());
+      absl::Status status;
+      {
+        ScopedPhase phase(timings, "wait for views + stage");
+        status = views_job->Finish(report.host, writer->get());
+      }
       if (status.code() == absl::StatusCode::kInvalidArgument) {
         std::fprintf(stderr, "tbprof: warning: %s: no precomputed views: %s\n", path.c_str(),
                      std::string(status.message()).c_str());
@@ -232,7 +260,14 @@ int RunConvert(const std::vector<std::string>& args) {
     }
     reports.push_back(std::move(report));
   }
-  if (absl::Status status = (*writer)->Publish(); !status.ok()) return ReportFailure(status);
+  {
+    ScopedPhase phase(timings, "publish");
+    if (absl::Status status = (*writer)->Publish(); !status.ok()) return ReportFailure(status);
+  }
+  if (timings != nullptr) {
+    total_phase.Stop();
+    std::fprintf(stderr, "tbprof: phase timings:\n%s", timings->Format().c_str());
+  }
 
   if (flags.quiet) {
     for (const HostReport& report : reports) std::printf("%s\n", report.output_path.c_str());

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <optional>
 #include <string>
 #include <vector>
@@ -183,34 +184,35 @@ void WriteStringArray(absl::string_view key, const std::vector<std::string>& val
 class PlaneStrings {
  public:
   explicit PlaneStrings(const xplane::XPlaneVisitor& plane)
-      : event_names_(plane.num_event_metadata()),
-        long_names_(plane.num_event_metadata()),
+      : event_heads_(plane.num_event_metadata()),
+        has_long_name_(plane.num_event_metadata()),
         stat_keys_(plane.raw().stat_metadata.size()) {}
 
-  // The quoted display name (or name) of the event's metadata.
-  const std::string& EventName(const xplane::XEventVisitor& event) {
-    std::string& text = event_names_[event.metadata_index()];
+  // `"name":<display name or name>,"args":{` for the event's metadata, with
+  // `"long_name":<name>` opening the args when the event shows a display
+  // name other than its name (then `*has_args` is set).
+  const std::string& EventHead(const xplane::XEventVisitor& event, bool* has_args) {
+    std::string& text = event_heads_[event.metadata_index()];
     if (text.empty()) {
       const absl::string_view display = event.display_name();
+      text = "\"name\":";
       AppendJsonString(display.empty() ? event.name() : display, &text);
+      text.append(",\"args\":{");
       if (!display.empty() && display != event.name()) {
-        std::string& long_name = long_names_[event.metadata_index()];
-        long_name = "\"long_name\":";
-        AppendJsonString(event.name(), &long_name);
+        text.append("\"long_name\":");
+        AppendJsonString(event.name(), &text);
+        has_long_name_[event.metadata_index()] = true;
       }
     }
+    *has_args = has_long_name_[event.metadata_index()];
     return text;
   }
 
-  // `"long_name":"<name>"` when the event shows a display name other than
-  // its name, else empty. Valid after EventName() for the same event.
-  const std::string& LongNameArg(const xplane::XEventVisitor& event) const {
-    return long_names_[event.metadata_index()];
-  }
-
-  const std::string& StatKey(const xplane::XStatVisitor& stat) {
+  // `,"<stat name>":`; skip the first byte for the first member.
+  const std::string& CommaStatKey(const xplane::XStatVisitor& stat) {
     std::string& text = stat_keys_[stat.metadata_index()];
     if (text.empty()) {
+      text.push_back(',');
       AppendJsonString(stat.name(), &text);
       text.push_back(':');
     }
@@ -225,8 +227,8 @@ class PlaneStrings {
   }
 
  private:
-  std::vector<std::string> event_names_;
-  std::vector<std::string> long_names_;
+  std::vector<std::string> event_heads_;
+  std::vector<bool> has_long_name_;
   std::vector<std::string> stat_keys_;
   absl::flat_hash_map<uint64_t, std::string> ref_values_;
 };
@@ -278,17 +280,19 @@ void WriteEvent(const xplane::XEventVisitor& event, const LinePrefixes& prefixes
   std::string* buf = out->buffer();
   const bool has_duration = event.duration_ps() > 0;
   buf->append(has_duration ? prefixes.complete : prefixes.instant);
-  AppendPicosAsMicros(event.begin_ps(), buf);
+  // Time stamp and duration formatted on the stack, appended at once.
+  char times[2 * kMaxPicosAsMicrosChars + 16];
+  size_t n = FormatPicosAsMicros(event.begin_ps(), times);
   if (has_duration) {
-    buf->append(",\"dur\":");
-    AppendPicosAsMicros(event.duration_ps(), buf);
+    static constexpr absl::string_view kDur = ",\"dur\":";
+    std::memcpy(times + n, kDur.data(), kDur.size());
+    n += kDur.size();
+    n += FormatPicosAsMicros(event.duration_ps(), times + n);
   }
-  buf->append(",\"name\":");
-  buf->append(strings->EventName(event));
-  buf->append(",\"args\":{");
-  const std::string& long_name = strings->LongNameArg(event);
-  buf->append(long_name);
-  bool first = long_name.empty();
+  times[n++] = ',';
+  buf->append(times, n);
+  bool has_args = false;
+  buf->append(strings->EventHead(event, &has_args));
   seen_stats->clear();
   event.ForEachStat([&](const xplane::XStatVisitor& stat) {
     // An event's own stat hides its metadata's stat of the same name.
@@ -297,9 +301,9 @@ void WriteEvent(const xplane::XEventVisitor& event, const LinePrefixes& prefixes
       return;
     }
     seen_stats->push_back(stat.metadata_index());
-    if (!first) buf->push_back(',');
-    first = false;
-    buf->append(strings->StatKey(stat));
+    const std::string& key = strings->CommaStatKey(stat);
+    buf->append(key.data() + (has_args ? 0 : 1), key.size() - (has_args ? 0 : 1));
+    has_args = true;
     AppendStatValue(stat, strings, buf);
   });
   buf->append("}}");
@@ -307,24 +311,41 @@ void WriteEvent(const xplane::XEventVisitor& event, const LinePrefixes& prefixes
 
 }  // namespace
 
-void AppendPicosAsMicros(int64_t ps, std::string* out) {
+size_t FormatPicosAsMicros(int64_t ps, char* out) {
+  char* p = out;
   uint64_t magnitude = static_cast<uint64_t>(ps);
   if (ps < 0) {
-    out->push_back('-');
+    *p++ = '-';
     magnitude = ~magnitude + 1;  // Two's complement negation, safe for INT64_MIN.
   }
-  absl::StrAppend(out, magnitude / 1000000);
+  // Whole microseconds, written backwards into a scratch buffer.
+  uint64_t whole = magnitude / 1000000;
+  char digits[24];
+  int len = 0;
+  do {
+    digits[len++] = static_cast<char>('0' + whole % 10);
+    whole /= 10;
+  } while (whole != 0);
+  while (len > 0) *p++ = digits[--len];
   uint64_t fraction = magnitude % 1000000;
-  if (fraction == 0) return;
-  char digits[7];
-  int len = 6;
-  for (int i = 5; i >= 0; --i) {
-    digits[i] = static_cast<char>('0' + fraction % 10);
-    fraction /= 10;
+  if (fraction != 0) {
+    char frac[6];
+    for (int i = 5; i >= 0; --i) {
+      frac[i] = static_cast<char>('0' + fraction % 10);
+      fraction /= 10;
+    }
+    int frac_len = 6;
+    while (frac[frac_len - 1] == '0') --frac_len;
+    *p++ = '.';
+    std::memcpy(p, frac, frac_len);
+    p += frac_len;
   }
-  while (digits[len - 1] == '0') --len;
-  out->push_back('.');
-  out->append(digits, len);
+  return static_cast<size_t>(p - out);
+}
+
+void AppendPicosAsMicros(int64_t ps, std::string* out) {
+  char text[kMaxPicosAsMicrosChars];
+  out->append(text, FormatPicosAsMicros(ps, text));
 }
 
 absl::StatusOr<TraceJsonSummary> WriteXSpaceAsTraceJson(const xplane::XSpaceData& space,

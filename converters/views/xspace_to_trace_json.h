@@ -18,6 +18,7 @@
 #ifndef TBPROF_CONVERTERS_VIEWS_XSPACE_TO_TRACE_JSON_H_
 #define TBPROF_CONVERTERS_VIEWS_XSPACE_TO_TRACE_JSON_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
@@ -74,6 +75,11 @@ absl::StatusOr<std::string> ConvertXSpaceToTraceJson(const xplane::XSpaceData& s
 // Appends `ps` picoseconds as microseconds in exact decimal form:
 // 1234567 -> "1.234567", 5000000 -> "5", -1500000 -> "-1.5".
 void AppendPicosAsMicros(int64_t ps, std::string* out);
+
+// The same text written to `out`, which must have room for
+// kMaxPicosAsMicrosChars bytes; returns the length (no terminating NUL).
+inline constexpr size_t kMaxPicosAsMicrosChars = 28;  // "-9223372036854.775808"
+size_t FormatPicosAsMicros(int64_t ps, char* out);
 
 }  // namespace tbprof::views
 

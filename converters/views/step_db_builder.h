@@ -40,6 +40,9 @@ class StepDbBuilder {
  public:
   explicit StepDbBuilder(size_t num_device_planes) : num_planes_(num_device_planes) {}
 
+  // Room for `num_spans` Add*Event() calls without reallocation (a hint).
+  void Reserve(size_t num_spans) { spans_.reserve(num_spans); }
+
   // Extends the device span of `group` on device plane `plane_index`.
   void AddDeviceMarker(int32_t group, size_t plane_index, int64_t begin_ps, int64_t end_ps);
   // A device event (with a correlation id) of `group`.

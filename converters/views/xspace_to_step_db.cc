@@ -430,6 +430,16 @@ absl::StatusOr<StepAnalysis> ConvertXSpaceToStepAnalysis(const xplane::XSpaceDat
 
   XSpaceStepGroups groups = GroupXSpaceSteps(space, host ? &*host : nullptr);
   StepDbBuilder steps(gpu_planes.size());
+  {
+    size_t num_events = 0;  // At most one span per event.
+    for (const xplane::Plane* plane : gpu_planes) {
+      for (const xplane::Line& line : plane->lines) num_events += line.events.size();
+    }
+    if (host) {
+      for (const xplane::Line& line : host->raw().lines) num_events += line.events.size();
+    }
+    steps.Reserve(num_events);
+  }
   DeviceOpMetricsBuilder device_ops;
   MemcpyTypeMap memcpy_types;
   for (size_t i = 0; i < gpu_planes.size(); ++i) {

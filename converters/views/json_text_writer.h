@@ -10,13 +10,9 @@
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
 #include "converters/views/gzip_output_stream.h"
+#include "converters/views/json_string.h"  // AppendJsonString, for the writer's users.
 
 namespace tbprof::views {
-
-// Appends `s` as a quoted JSON string. Escapes '"', '\\' and control
-// characters; bytes that are not valid UTF-8 become U+FFFD, so the output
-// is always valid JSON whatever the input bytes.
-void AppendJsonString(absl::string_view s, std::string* out);
 
 // Appends a JSON number for a finite double (shortest round-trip form), or
 // the string "nan" / "inf" / "-inf" for the others.

@@ -26,6 +26,36 @@ TEST(JsonTextWriterTest, EscapesStrings) {
   EXPECT_EQ(Quote(absl::string_view("a\0b", 3)), "\"a\\u0000b\"");
 }
 
+// The eight-bytes-at-a-time scan must notice a special byte at any offset
+// of a long string: compare with a byte-by-byte reference.
+TEST(JsonTextWriterTest, EscapesSpecialBytesAtEveryOffsetOfLongStrings) {
+  auto reference = [](absl::string_view s) {
+    std::string out = "\"";
+    for (char ch : s) {
+      const auto c = static_cast<unsigned char>(ch);
+      if (c == '"') out += "\\\"";
+      else if (c == '\\') out += "\\\\";
+      else if (c == '\n') out += "\\n";
+      else if (c == 0x01 || c == 0x1F) out += c == 0x01 ? "\\u0001" : "\\u001f";
+      else if (c == 0xFF) out += "\\ufffd";
+      else out.push_back(ch);
+    }
+    return out + "\"";
+  };
+  for (const char special : {'"', '\\', '\n', '\x01', '\x1F', '\xFF', '~', ' '}) {
+    for (size_t length : {7, 8, 9, 16, 17, 31}) {
+      for (size_t at = 0; at < length; ++at) {
+        std::string s(length, 'a');
+        s[at] = special;
+        EXPECT_EQ(Quote(s), reference(s)) << "special " << int(special) << " at " << at;
+      }
+    }
+  }
+  // Valid multi-byte UTF-8 straddling an eight-byte boundary stays intact.
+  const std::string euro = "abcdefg\xE2\x82\xACxyz";
+  EXPECT_EQ(Quote(euro), "\"" + euro + "\"");
+}
+
 TEST(JsonTextWriterTest, FormatsDoubles) {
   auto fmt = [](double v) {
     std::string s;

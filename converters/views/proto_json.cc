@@ -21,6 +21,7 @@
 #include "google/protobuf/descriptor.h"
 #include "google/protobuf/dynamic_message.h"
 #include "google/protobuf/message.h"
+#include "converters/views/json_string.h"
 #include "src/base/status_macros.h"
 
 namespace tbprof::views {
@@ -44,120 +45,9 @@ constexpr int64_t kMaxTimestampSeconds = 253402300799;
 constexpr int64_t kMaxDurationSeconds = 315576000000;
 constexpr int32_t kMaxNanos = 999999999;
 
-constexpr char kHexDigits[] = "0123456789abcdef";
-
 // ---------------------------------------------------------------------------
 // Scalars.
 
-// Length of the valid UTF-8 sequence starting at s[i] (a byte >= 0x80), or 0
-// if the bytes there are not valid UTF-8 (overlong forms, surrogates and code
-// points above U+10FFFF are invalid).
-size_t ValidUtf8Length(absl::string_view s, size_t i) {
-  const auto lead = static_cast<unsigned char>(s[i]);
-  size_t len;
-  uint32_t min_code_point;
-  if (lead >= 0xC2 && lead <= 0xDF) {
-    len = 2;
-    min_code_point = 0x80;
-  } else if (lead >= 0xE0 && lead <= 0xEF) {
-    len = 3;
-    min_code_point = 0x800;
-  } else if (lead >= 0xF0 && lead <= 0xF4) {
-    len = 4;
-    min_code_point = 0x10000;
-  } else {
-    return 0;
-  }
-  if (s.size() - i < len) return 0;
-  uint32_t code_point = lead & (0x7F >> len);
-  for (size_t k = 1; k < len; ++k) {
-    const auto cont = static_cast<unsigned char>(s[i + k]);
-    if ((cont & 0xC0) != 0x80) return 0;
-    code_point = (code_point << 6) | (cont & 0x3F);
-  }
-  if (code_point < min_code_point || code_point > 0x10FFFF ||
-      (code_point >= 0xD800 && code_point <= 0xDFFF)) {
-    return 0;
-  }
-  return len;
-}
-
-// True if one of the 8 bytes in `word` is below 0x20, '"', '\\' or 0x80 and
-// above (may also be true when none is; never false when one is).
-inline bool WordNeedsAttention(uint64_t word) {
-  constexpr uint64_t kOnes = 0x0101010101010101ULL;
-  constexpr uint64_t kHighBits = 0x8080808080808080ULL;
-  // (x - kOnes) & ~x has the high bit of a byte set where x's byte is zero
-  // (and maybe in bytes above it); likewise x - 0x20 per byte for < 0x20.
-  const uint64_t quote = word ^ (kOnes * '"');
-  const uint64_t backslash = word ^ (kOnes * '\\');
-  const uint64_t low = (word - kOnes * 0x20) | (quote - kOnes) | (backslash - kOnes);
-  return (((low & ~word) | word) & kHighBits) != 0;
-}
-
-// Appends `s` as a quoted JSON string: '"', '\\' and bytes below 0x20 are
-// escaped, valid UTF-8 is copied, other bytes become U+FFFD (one each).
-void AppendString(absl::string_view s, std::string* out) {
-  out->push_back('"');
-  size_t copied = 0;  // s[copied, i) still has to be appended verbatim.
-  size_t i = 0;
-  while (i < s.size()) {
-    // Skip plain ASCII eight bytes at a time.
-    while (s.size() - i >= 8) {
-      uint64_t word;
-      std::memcpy(&word, s.data() + i, sizeof(word));
-      if (WordNeedsAttention(word)) break;
-      i += 8;
-    }
-    if (i >= s.size()) break;
-    const auto c = static_cast<unsigned char>(s[i]);
-    if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
-      ++i;
-      continue;
-    }
-    if (c >= 0x80) {
-      const size_t len = ValidUtf8Length(s, i);
-      if (len > 0) {
-        i += len;
-        continue;
-      }
-    }
-    out->append(s.data() + copied, i - copied);
-    switch (c) {
-      case '"':
-        out->append("\\\"");
-        break;
-      case '\\':
-        out->append("\\\\");
-        break;
-      case '\n':
-        out->append("\\n");
-        break;
-      case '\r':
-        out->append("\\r");
-        break;
-      case '\t':
-        out->append("\\t");
-        break;
-      case '\b':
-        out->append("\\b");
-        break;
-      case '\f':
-        out->append("\\f");
-        break;
-      default:
-        if (c >= 0x80) {
-          out->append("\xEF\xBF\xBD");  // U+FFFD.
-        } else {
-          const char escape[] = {'\\', 'u', '0', '0', kHexDigits[c >> 4], kHexDigits[c & 0xF]};
-          out->append(escape, sizeof(escape));
-        }
-    }
-    copied = ++i;
-  }
-  out->append(s.data() + copied, s.size() - copied);
-  out->push_back('"');
-}
 
 template <typename Int>
 void AppendInt(Int value, std::string* out) {
@@ -199,7 +89,7 @@ void AppendBase64(absl::string_view bytes, std::string* out) {
 void AppendEnum(const FieldDescriptor* field, int number, std::string* out) {
   const EnumValueDescriptor* value = field->enum_type()->FindValueByNumber(number);
   if (value != nullptr) {
-    AppendString(value->name(), out);
+    AppendJsonString(value->name(), out);
   } else {
     AppendInt(number, out);
   }
@@ -207,7 +97,7 @@ void AppendEnum(const FieldDescriptor* field, int number, std::string* out) {
 
 // `"<json_name>":`.
 void AppendKey(absl::string_view name, std::string* out) {
-  AppendString(name, out);
+  AppendJsonString(name, out);
   out->push_back(':');
 }
 
@@ -432,7 +322,7 @@ class Printer {
         if (field->type() == FieldDescriptor::TYPE_BYTES) {
           AppendBase64(value, out_);
         } else {
-          AppendString(value, out_);
+          AppendJsonString(value, out_);
         }
         break;
       }
@@ -489,7 +379,7 @@ class Printer {
           if (field->type() == FieldDescriptor::TYPE_BYTES) {
             AppendBase64(value, out_);
           } else {
-            AppendString(value, out_);
+            AppendJsonString(value, out_);
           }
           break;
         }
@@ -579,7 +469,7 @@ class Printer {
           out_->append(entries[i].unsigned_key != 0 ? "\"true\"" : "\"false\"");
           break;
         default:
-          AppendString(entries[i].string_key, out_);
+          AppendJsonString(entries[i].string_key, out_);
       }
       out_->push_back(':');
       if (is_message) {
@@ -610,7 +500,7 @@ class Printer {
       out_->push_back('{');
       if (!url.empty()) {
         AppendKey("@type", out_);
-        AppendString(url, out_);
+        AppendJsonString(url, out_);
       }
       out_->push_back('}');
       return absl::OkStatus();
@@ -639,7 +529,7 @@ class Printer {
     if (depth + 1 > kMaxDepth) return TooDeep(*contents);
     out_->push_back('{');
     AppendKey("@type", out_);
-    AppendString(url, out_);
+    AppendJsonString(url, out_);
     if (Classify(type) == WellKnown::kNone) {
       TBPROF_RETURN_IF_ERROR(PrintFields(*contents, type, contents->GetReflection(), depth + 1,
                                          /*first=*/false));
@@ -740,7 +630,7 @@ class Printer {
             "' has no lowerCamelCase form that reads back unchanged"));
       }
     }
-    AppendString(joined, out_);
+    AppendJsonString(joined, out_);
     return absl::OkStatus();
   }
 

@@ -22,9 +22,9 @@
 //     back as the same float (0.1f prints 0.1); NaN, +inf and -inf as the
 //     strings "NaN", "Infinity" and "-Infinity";
 //   - bool: true / false; enum: the value's name, or its number if it has none;
-//   - string: JSON-escaped ('"', '\\' and control characters); valid UTF-8
-//     passes through, each byte that is not part of valid UTF-8 becomes
-//     U+FFFD, so the output is always valid JSON;
+//   - string: escaped by AppendJsonString (json_string.h): '"', '\\' and
+//     control characters; valid UTF-8 passes through, each byte that is not
+//     part of valid UTF-8 becomes \ufffd, so the output is always valid JSON;
 //   - bytes: standard base64 with padding;
 //   - map: an object whose keys are the map keys as strings (bool keys
 //     "true"/"false", integer keys in decimal), entries sorted by key;

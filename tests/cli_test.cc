@@ -366,6 +366,25 @@ TEST_F(CliTest, QuietPrintsOnlyPathsAndHostOverride) {
   ExpectOnlyHostFiles(ListTree(RunDir("q")));
 }
 
+TEST_F(CliTest, TimingsListEveryPhaseOnStderr) {
+  SKIP_WITHOUT_TESTDATA();
+  RunResult r = Run({"convert", kTestdata + "/kineto/h100_qwen_inference.json.gz", "--logdir",
+                     logdir_, "--run", "t", "--host", "qwen", "--quiet", "--timings"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, RunDir("t") + "/qwen.xplane.pb\n");
+  EXPECT_THAT(r.err, HasSubstr("tbprof: phase timings:"));
+  for (const char* phase : {"load (parse + build)", "write xplane.pb", "views: trace JSON",
+                            "views: steps+overview+input", "views: kernel stats",
+                            "views: memory profile", "publish", "total"}) {
+    EXPECT_THAT(r.err, HasSubstr(phase));
+  }
+  // The views computed beside the xplane.pb write are all there.
+  for (const char* suffix : {".overview_page.pb", ".input_pipeline.pb", ".kernel_stats.pb",
+                             ".memory_profile.json.gz", ".trace.json.gz"}) {
+    EXPECT_TRUE(Exists(RunDir("t") + "/qwen" + suffix)) << suffix;
+  }
+}
+
 TEST_F(CliTest, DefaultRunNameIsTimestamp) {
   SKIP_WITHOUT_TESTDATA();
   RunResult r = Run({"convert", kTestdata + "/kineto/h100_bert_small_inference.json.gz",

@@ -3,6 +3,8 @@
 #include <cstring>
 #include <string>
 
+#include "converters/chrome_json/json_number.h"
+
 namespace tbprof::converters::json {
 namespace {
 
@@ -298,6 +300,12 @@ bool Cursor::ParseToken(int depth, Token* token, StringArena* arena) {
       }
       return Fail(p_, "unexpected character");
   }
+}
+
+int64_t IntOr(const Token& t, int64_t fallback) {
+  int64_t v;
+  if (IsNumberOrString(t) && ParseInt64(t.text, &v)) return v;
+  return fallback;
 }
 
 }  // namespace tbprof::converters::json

@@ -70,6 +70,15 @@ struct Token {
   bool present() const { return kind != ValueKind::kAbsent; }
 };
 
+// True for a number or a string (Kineto writes some numbers quoted).
+inline bool IsNumberOrString(const Token& t) {
+  return t.kind == ValueKind::kNumber || t.kind == ValueKind::kString;
+}
+
+// Integer value of a number or a quoted number; `fallback` otherwise
+// (other kinds, fractions, values outside int64).
+int64_t IntOr(const Token& t, int64_t fallback);
+
 class Cursor {
  public:
   Cursor(const char* begin, const char* end) : p_(begin), end_(end) {}

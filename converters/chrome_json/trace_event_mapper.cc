@@ -17,6 +17,8 @@
 namespace tbprof::converters {
 
 using json::RawTraceEvent;
+using json::IntOr;
+using json::IsNumberOrString;
 using json::Token;
 using json::ValueKind;
 using xplane::StatType;
@@ -32,17 +34,6 @@ constexpr int64_t kStringIdTag = int64_t{1} << 62;
 // up to 2 events exact and running sums checked (see EmitMemoryEvents).
 constexpr int64_t kMaxMemoryBytes = int64_t{1} << 62;
 constexpr int64_t kFirstSyntheticLineId = 0xC0000000;
-
-bool IsNumberOrString(const Token& t) {
-  return t.kind == ValueKind::kNumber || t.kind == ValueKind::kString;
-}
-
-// Integer value of a number or quoted number; `fallback` otherwise.
-int64_t IntOr(const Token& t, int64_t fallback) {
-  int64_t v;
-  if (IsNumberOrString(t) && json::ParseInt64(t.text, &v)) return v;
-  return fallback;
-}
 
 // "ProfilerStep#12" -> 12.
 bool ParseProfilerStep(absl::string_view name, int64_t* step) {

@@ -18,6 +18,8 @@
 namespace tbprof::converters {
 
 using json::RawTraceEvent;
+using json::IntOr;
+using json::IsNumberOrString;
 using json::Token;
 using json::ValueKind;
 using xplane::StatType;
@@ -26,16 +28,6 @@ namespace {
 
 constexpr int64_t kAnnotationLineBase = 0x10000000;
 constexpr int64_t kSyncLineBase = 0x20000000;
-
-bool IsNumberOrString(const Token& t) {
-  return t.kind == ValueKind::kNumber || t.kind == ValueKind::kString;
-}
-
-int64_t IntOr(const Token& t, int64_t fallback) {
-  int64_t v;
-  if (IsNumberOrString(t) && json::ParseInt64(t.text, &v)) return v;
-  return fallback;
-}
 
 }  // namespace
 

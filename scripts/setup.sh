@@ -4,7 +4,8 @@
 # converts the bundled sample trace into ./tb_sample and says how to open it.
 #
 #   ./scripts/setup.sh              everything
-#   ./scripts/setup.sh --deps-only  only install missing packages (used by CI)
+#   ./scripts/setup.sh --deps-only  only install missing packages and the Python
+#                                   test environments (used by CI)
 #
 # Environment: BUILD_DIR (default build), JOBS (default: number of CPUs).
 set -euo pipefail
@@ -14,14 +15,14 @@ cd "$(dirname "$0")/.."
 # Tests: GoogleTest/Benchmark, Chromium (renders the HTML report headless).
 PACKAGES=(libabsl-dev libprotobuf-dev protobuf-compiler libsimdjson-dev libgtest-dev
           libgmock-dev libbenchmark-dev zlib1g-dev libisal-dev cmake ninja-build g++ pkg-config
-          chromium clang libclang-rt-dev)
+          chromium chromium-driver clang libclang-rt-dev python3-venv)
 BUILD_DIR=${BUILD_DIR:-build}
 JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
 DEPS_ONLY=0
 for arg in "$@"; do
   case "$arg" in
     --deps-only) DEPS_ONLY=1 ;;
-    -h|--help) sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "setup.sh: unknown argument '$arg' (try --help)" >&2; exit 2 ;;
   esac
 done
@@ -54,6 +55,9 @@ install_missing_packages() {
 if command -v dpkg-query >/dev/null 2>&1; then
   install_missing_packages
 fi
+# The Python environments beside the product (pinned, PyPI): xprof and
+# TensorBoard, which judge our files in the tests (scripts/python_envs.sh).
+./scripts/python_envs.sh
 [ "$DEPS_ONLY" -eq 1 ] && exit 0
 
 configure_args=(-DCMAKE_BUILD_TYPE=RelWithDebInfo)

@@ -113,7 +113,8 @@ TEST_P(ChromeJsonContractTest, ConvertsToThePluginContract) {
       EXPECT_GT(*ordinal, last_ordinal);
       last_ordinal = *ordinal;
     } else {
-      EXPECT_TRUE(name == xplane::kHostThreadsPlaneName || name == xplane::kTaskEnvPlaneName)
+      EXPECT_TRUE(name == xplane::kHostThreadsPlaneName || name == xplane::kTaskEnvPlaneName ||
+                  absl::StartsWith(name, xplane::kCustomPlanePrefix))
           << name;
     }
     for (const xplane::StatMetadata& m : plane.stat_metadata) {

@@ -418,8 +418,8 @@ TEST_F(CliTest, DirectoryOfRanksBecomesOneRunWithEightHosts) {
   RunResult inspect = Run({"inspect", RunDir("dlrm")});
   ASSERT_EQ(inspect.exit_code, 0) << inspect.err;
   size_t sections = 0;
-  for (size_t at = inspect.out.find("TensorBoard profile tools:"); at != std::string::npos;
-       at = inspect.out.find("TensorBoard profile tools:", at + 1)) {
+  for (size_t at = inspect.out.find("TensorBoard profile tools ("); at != std::string::npos;
+       at = inspect.out.find("TensorBoard profile tools (", at + 1)) {
     ++sections;
   }
   EXPECT_EQ(sections, 8u);

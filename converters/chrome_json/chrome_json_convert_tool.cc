@@ -52,7 +52,7 @@ int main(int argc, char** argv) {
       (long long)s.events_read, (long long)s.events_converted, (long long)s.events_ignored,
       (long long)s.events_malformed, (long long)s.metadata_events, (long long)s.kernels,
       (long long)s.memcpys, (long long)s.memsets, (long long)s.memory_events,
-      (long long)s.step_roots, (long long)s.events_truncated, s.hostname_hint.c_str(),
+      (long long)s.step_roots, (long long)s.events_moved, s.hostname_hint.c_str(),
       (long long)s.rank);
   for (const std::string& w : space.warnings) std::printf("warning: %s\n", w.c_str());
   if (dump_lines) {

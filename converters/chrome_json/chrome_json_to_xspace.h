@@ -72,7 +72,7 @@ struct ChromeJsonSummary {
   std::vector<std::string> malformed_examples;  // "byte 1234: reason".
   int64_t kernels = 0, memcpys = 0, memsets = 0, memory_events = 0;
   int64_t step_roots = 0;        // ProfilerStep#N roots on /host:CPU.
-  int64_t events_truncated = 0;  // Cut by Finalize() to nest inside their parent.
+  int64_t events_moved = 0;  // Partial overlaps moved to "(overlapping)" lines.
   bool bare_array = false;       // The file was a bare JSON array of events.
   // Host name found in the trace (top-level "hostname", metadata.hostname or
   // metadata.system.uname.node), "" if none; also added to XSpace.hostnames.

@@ -195,8 +195,13 @@ TEST(ChromeJsonToXSpaceTest, KinetoHostEventsAndSteps) {
 TEST(ChromeJsonToXSpaceTest, KinetoDeviceEvents) {
   auto c = Convert("kineto_small.json");
   const std::string gpu = xplane::GpuPlaneName(0);
-  EXPECT_THAT(c->LineNames(gpu),
-              ElementsAre("Stream #7", "GPU annotations (stream 7)", "CUDA sync (stream 7)"));
+  EXPECT_THAT(c->LineNames(gpu), ElementsAre("Stream #7"));
+  // Annotation copies and sync waits are not device activity: a plane of
+  // their own, which the plugin shows in the trace viewer only.
+  const std::string side = xplane::GpuAnnotationPlaneName(0);
+  EXPECT_EQ(side, "/device:CUSTOM:GPU 0 annotations");
+  EXPECT_THAT(c->LineNames(side),
+              ElementsAre("GPU annotations (stream 7)", "CUDA sync (stream 7)"));
   EXPECT_EQ(c->summary.kernels, 1);
   EXPECT_EQ(c->summary.memcpys, 1);
   EXPECT_EQ(c->summary.memsets, 1);
@@ -226,11 +231,11 @@ TEST(ChromeJsonToXSpaceTest, KinetoDeviceEvents) {
   EXPECT_EQ(memset->stats.at("Memset_details"), "s:num_bytes:128 kind:device");
   EXPECT_EQ(memset->stats.at("tf_op"), "r:aten::zero_");
 
-  auto annotation = c->Find(gpu, "ProfilerStep#5");
+  auto annotation = c->Find(side, "ProfilerStep#5");
   ASSERT_TRUE(annotation.has_value());
   EXPECT_EQ(annotation->line, "GPU annotations (stream 7)");
   EXPECT_EQ(annotation->stats.count("_r"), 0u);  // Only host steps are roots.
-  auto sync = c->Find(gpu, "Stream Sync");
+  auto sync = c->Find(side, "Stream Sync");
   ASSERT_TRUE(sync.has_value());
   EXPECT_EQ(sync->line, "CUDA sync (stream 7)");
   EXPECT_EQ(sync->stats.count("correlation_id"), 0u);  // Waiting is not device work.

@@ -389,7 +389,8 @@ void TraceEventMapper::OnMemoryEvent(const RawTraceEvent& e, uint32_t thread, in
     return;
   }
   uint64_t addr = 0;
-  if (IsNumberOrString(e.args.addr) && !json::ParseUint64(e.args.addr.text, &addr)) {
+  m.has_addr = IsNumberOrString(e.args.addr);
+  if (m.has_addr && !json::ParseUint64(e.args.addr.text, &addr)) {
     int64_t signed_addr = 0;
     if (json::ParseInt64(e.args.addr.text, &signed_addr)) addr = static_cast<uint64_t>(signed_addr);
   }

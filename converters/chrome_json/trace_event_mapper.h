@@ -118,6 +118,7 @@ class TraceEventMapper : public json::TraceJsonHandler {
     int64_t ts_ns;
     int64_t bytes;
     uint64_t addr;
+    bool has_addr;
     int64_t total_allocated, total_reserved;  // kNone if absent.
     uint32_t thread_index;
     int32_t device_type, device_id;
@@ -191,6 +192,10 @@ class TraceEventMapper : public json::TraceJsonHandler {
   // A /device:GPU:n plane being filled by EmitGpuEvents().
   struct GpuPlane {
     xplane::XPlaneBuilder* plane = nullptr;
+    // GPU annotations and sync waits (xplane::GpuAnnotationPlaneName), made
+    // on first use.
+    xplane::XPlaneBuilder* annotation_plane = nullptr;
+    int32_t device = 0;
     uint32_t correlation = 0, kernel_details = 0, theoretical_occupancy = 0, est_occupancy = 0,
              tf_op = 0, memcpy_details = 0, memset_details = 0;
     absl::flat_hash_map<std::pair<int, int64_t>, xplane::XLineBuilder*> lines;

@@ -88,6 +88,7 @@ const GpuDeviceProperties* TraceEventMapper::DeviceProps(int64_t device) const {
 TraceEventMapper::GpuPlane& TraceEventMapper::GetGpuPlane(int32_t device) {
   GpuPlane& gp = gpu_planes_[device];
   if (gp.plane == nullptr) {
+    gp.device = device;
     gp.plane = builder_.GetOrCreatePlane(xplane::GpuPlaneName(device));
     gp.correlation = gp.plane->GetOrCreateStatMetadata(StatType::kCorrelationId);
     gp.kernel_details = gp.plane->GetOrCreateStatMetadata(StatType::kKernelDetails);
@@ -112,7 +113,14 @@ xplane::XLineBuilder* TraceEventMapper::GpuLine(GpuPlane& gp, Kind kind, int64_t
   } else {
     line_id = gp.next_line_id++;
   }
-  xplane::XLineBuilder* line = gp.plane->GetOrCreateLine(line_id);
+  xplane::XPlaneBuilder* plane = gp.plane;
+  if (kind_index != 0) {
+    if (gp.annotation_plane == nullptr) {
+      gp.annotation_plane = builder_.GetOrCreatePlane(xplane::GpuAnnotationPlaneName(gp.device));
+    }
+    plane = gp.annotation_plane;
+  }
+  xplane::XLineBuilder* line = plane->GetOrCreateLine(line_id);
   line->SetTimestampNs(base_ns_);
   // Only real device activity goes on "Stream #N" lines.
   switch (kind_index) {
@@ -158,6 +166,8 @@ void TraceEventMapper::EmitGpuEvents() {
         if (plugin_name != name) m.display_name = g.name_id;
       }
       md = it->second;
+    } else if (g.kind == Kind::kGpuAnnotation || g.kind == Kind::kGpuSync) {
+      md = gp.annotation_plane->GetOrCreateEventMetadata(name);
     } else {
       md = gp.plane->GetOrCreateEventMetadata(name);
     }

@@ -75,6 +75,7 @@ void TraceEventMapper::EmitMemoryEvents() {
   uint32_t s_allocation = plane->GetOrCreateStatMetadata(StatType::kAllocationBytes);
   uint32_t s_addr = plane->GetOrCreateStatMetadata(StatType::kAddress);
   uint32_t s_tf_op = plane->GetOrCreateStatMetadata(StatType::kTfOp);
+  int64_t without_addr = 0;
 
   // Per allocator, in time order.
   std::vector<uint32_t> order(memory_events_.size());
@@ -130,7 +131,11 @@ void TraceEventMapper::EmitMemoryEvents() {
       ev.AddInt64(s_peak, peak);
       ev.AddInt64(s_requested, size);
       ev.AddInt64(s_allocation, size);
-      ev.AddInt64(s_addr, static_cast<int64_t>(m.addr));
+      if (m.has_addr) {
+        ev.AddInt64(s_addr, static_cast<int64_t>(m.addr));
+      } else {
+        ++without_addr;
+      }
       if (m.op_name_id != 0) ev.AddRef(s_tf_op, space_->strings.Get(m.op_name_id));
       ++summary_.memory_events;
       ++summary_.events_converted;
@@ -138,6 +143,13 @@ void TraceEventMapper::EmitMemoryEvents() {
     begin = end;
   }
   std::vector<PendingMemoryEvent>().swap(memory_events_);
+  if (without_addr > 0) {
+    space_->warnings.push_back(absl::StrCat(
+        xplane::kMemoryWithoutAddressWarning, ": ", without_addr,
+        " [memory] events have no Addr (the format of PyTorch before 1.10), so the trace "
+        "cannot attribute them: peaks and totals are right, but which allocations were live "
+        "at the peak is unknown"));
+  }
 }
 
 void TraceEventMapper::NameHostLines() {
@@ -237,11 +249,13 @@ absl::StatusOr<ChromeJsonSummary> TraceEventMapper::Finish(const json::TraceJson
   finalize.epoch_ns_of_zero = base_time_ns_;
   xplane::FinalizeStats stats = builder_.Finalize(finalize);
   TBPROF_RETURN_IF_ERROR(CheckMemory("after sorting"));
-  summary_.events_truncated = stats.events_truncated;
-  if (stats.events_truncated > 0) {
-    warnings.push_back(absl::StrCat(stats.events_truncated,
-                                    " events overlapped an enclosing event on the same line "
-                                    "and were cut to nest inside it"));
+  summary_.events_moved = stats.events_moved;
+  if (stats.events_moved > 0) {
+    warnings.push_back(absl::StrCat(stats.events_moved,
+                                    " events started inside an earlier event of their line and "
+                                    "ended after it (e.g. kernels under programmatic dependent "
+                                    "launch); they were moved, with their true durations, to "
+                                    "extra lines named \"<line> (overlapping)\""));
   }
   if (!summary_.hostname_hint.empty()) {
     // From the file: XSpace.hostnames is a proto string, so valid UTF-8 only.

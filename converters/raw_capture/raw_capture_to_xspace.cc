@@ -615,7 +615,7 @@ RawCaptureSummary Converter::Run() {
   AddWarnings();
   xplane::FinalizeOptions finalize;
   finalize.epoch_ns_of_zero = 0;  // line timestamps are epoch ns
-  summary_.events_truncated = builder_.Finalize(finalize).events_truncated;
+  summary_.events_moved = builder_.Finalize(finalize).events_moved;
   if (!h.hostname.empty()) builder_.AddHostname(h.hostname);
   return summary_;
 }

@@ -47,7 +47,7 @@ struct RawCaptureSummary {
   int64_t records_not_shown = 0;    // kinds with no XSpace form (MARKER_DATA, ...)
   int64_t unmatched_markers = 0;    // NVTX starts without end (or ends without start)
   int64_t buffers_cut_short = 0;    // walks that stopped at an unknown kind
-  int64_t events_truncated = 0;     // cut by Finalize() to nest
+  int64_t events_moved = 0;     // partial overlaps moved to "(overlapping)" lines
   std::string hostname;
 };
 

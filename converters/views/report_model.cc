@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "src/xplane/xspace_schema.h"
 
 namespace tbprof::views {
 namespace {
@@ -285,6 +286,13 @@ HostReport BuildHostReport(const HostViews& host) {
   FillMemory(views.memory_profile, &report);
   AddDiagnostics(views.overview.diagnostics(), &report);
   AddDiagnostics(views.input_pipeline.diagnostics(), &report);
+  for (const std::string& warning : report.warnings) {
+    if (!absl::StartsWith(warning, xplane::kMemoryWithoutAddressWarning)) continue;
+    for (AllocatorReport& a : report.allocators) {
+      a.allocations_attributable = false;
+      a.allocations_at_peak.clear();
+    }
+  }
   return report;
 }
 

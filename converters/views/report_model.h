@@ -88,6 +88,9 @@ struct AllocatorReport {
   double peak_fragmentation = 0;
   std::vector<MemoryPoint> timeline;
   std::vector<AllocationRow> allocations_at_peak;  // Largest first.
+  // False when the trace's memory events have no addresses: allocations
+  // cannot be paired with frees, so allocations_at_peak is left empty.
+  bool allocations_attributable = true;
 };
 
 struct HostReport {

@@ -287,6 +287,13 @@ void AppendMemory(const HostReport& r, const TextReportOptions& o, std::string* 
       absl::StrAppend(&line, "; lifetime peak ", FormatBytes(a.peak_lifetime_bytes));
     }
     AppendWrapped(line, i == 0 ? "Memory      " : "            ", "              ", o.width, out);
+    if (!a.allocations_attributable) {
+      AppendWrapped("Live at peak: not attributable: the trace's memory events carry no "
+                    "address (PyTorch before 1.10), so allocations cannot be paired with "
+                    "their frees.",
+                    "              ", "              ", o.width, out);
+      continue;
+    }
     if (a.allocations_at_peak.empty()) continue;
     // "    " size(10) " " requested(10) " " count(5) "  " what
     constexpr int kSize = 10, kCount = 5;

@@ -191,6 +191,7 @@ StepDbBuilder::Result StepDbBuilder::Build(const std::vector<StepGroup>& groups,
   if (drop_incomplete_steps && sequence->size() > kDropIncompleteStepThreshold) {
     sequence->erase(sequence->begin());
     sequence->RemoveLast();
+    result.incomplete_steps_dropped = 2;
   }
   result.step_db.set_num_steps_dropped(static_cast<uint32_t>(result.steps_without_compute));
   return result;

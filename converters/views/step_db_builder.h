@@ -59,6 +59,8 @@ class StepDbBuilder {
     // Groups with device events that were dropped for lack of device
     // compute (or, CPU-only, of host compute).
     int steps_without_compute = 0;
+    // 2 when the first and last step were dropped as possibly incomplete.
+    int incomplete_steps_dropped = 0;
   };
   // Steps come out ordered by group id. `groups` must cover every group
   // index passed to the Add* calls.

@@ -383,6 +383,12 @@ void AddDiagnostics(const xplane::XSpaceData& space, const XSpaceStepGroups& gro
                                 has_device ? " step(s) without device compute were dropped."
                                            : " step(s) without host compute were dropped."));
   }
+  if (built.incomplete_steps_dropped > 0) {
+    diag->add_info(absl::StrCat(
+        "The first and the last of ", num_steps + built.incomplete_steps_dropped,
+        " steps were left out as possibly incomplete, as TensorBoard's profile plugin does "
+        "(--keep-all-steps keeps them)."));
+  }
   if (groups.pregrouped) {
     diag->add_info("The profile was already grouped into steps by its producer; its group ids "
                    "were used as they are.");

@@ -274,7 +274,12 @@ TEST(ConvertXSpaceToStepAnalysisTest, DropIncompleteStepsDropsFirstAndLastOfMore
   ASSERT_EQ(dropped->op_stats.step_db().step_sequence_size(), 5);
   EXPECT_EQ(Step(dropped->op_stats, 0).step_num(), 1u);
   EXPECT_EQ(Step(dropped->op_stats, 4).step_num(), 5u);
-  EXPECT_EQ(Analyze(space, Breakdown::kWithHost).op_stats.step_db().step_sequence_size(), 7);
+  options.drop_incomplete_steps = false;
+  absl::StatusOr<StepAnalysis> kept = ConvertXSpaceToStepAnalysis(space, options);
+  ASSERT_TRUE(kept.ok());
+  EXPECT_EQ(kept->op_stats.step_db().step_sequence_size(), 7);
+  // The default is the plugin's: drop.
+  EXPECT_EQ(Analyze(space, Breakdown::kWithHost).op_stats.step_db().step_sequence_size(), 5);
 }
 
 TEST(ConvertXSpaceToStepAnalysisTest, CpuOnlyProfileUsesHostSteps) {

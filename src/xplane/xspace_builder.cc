@@ -224,24 +224,53 @@ std::pair<int, int64_t> PlaneRank(absl::string_view name) {
   return {2, 0};
 }
 
-// Truncates events that partially overlap the enclosing event. Events must be
-// sorted by (begin asc, duration desc). Returns the number truncated.
-int64_t EnforceNesting(Line& line) {
-  int64_t truncated = 0;
+// Moves the events that partially overlap an enclosing event (they start
+// inside it and end after it, e.g. kernels of one stream under programmatic
+// dependent launch) out of `line`, with their stats, into `overflow`
+// (appended; events stay sorted). Durations are never changed. Events must be
+// sorted by (begin asc, duration desc). Returns the number moved.
+int64_t MoveOverlapsOut(Line& line, Line& overflow) {
+  int64_t moved = 0;
   std::vector<int64_t> open_ends;
-  for (Event& e : line.events) {
-    if (e.is_aggregate) continue;
-    while (!open_ends.empty() && open_ends.back() <= e.offset_ps) open_ends.pop_back();
-    int64_t end = e.offset_ps + e.duration_ps;
-    if (!open_ends.empty() && end > open_ends.back()) {
-      e.duration_ps = open_ends.back() - e.offset_ps;
-      end = open_ends.back();
-      ++truncated;
+  std::vector<Event> kept;
+  std::vector<Stat> kept_stats;
+  kept.reserve(line.events.size());
+  bool any = false;
+  for (const Event& e : line.events) {
+    bool keep = true;
+    if (!e.is_aggregate) {
+      while (!open_ends.empty() && open_ends.back() <= e.offset_ps) open_ends.pop_back();
+      int64_t end = e.offset_ps + e.duration_ps;
+      if (!open_ends.empty() && end > open_ends.back()) {
+        keep = false;
+      } else {
+        open_ends.push_back(end);
+      }
     }
-    open_ends.push_back(end);
+    Line& to = keep ? line : overflow;
+    std::vector<Stat>& stats = keep ? kept_stats : overflow.stats;
+    Event copy = e;
+    copy.stats_begin = static_cast<uint32_t>(stats.size());
+    stats.insert(stats.end(), line.stats.begin() + e.stats_begin,
+                 line.stats.begin() + e.stats_begin + e.stats_count);
+    if (keep) {
+      kept.push_back(copy);
+    } else {
+      to.events.push_back(copy);
+      ++moved;
+      any = true;
+    }
   }
-  return truncated;
+  if (any) {
+    line.events = std::move(kept);
+    line.stats = std::move(kept_stats);
+  }
+  return moved;
 }
+
+// First line id from which overflow lines are numbered: below the plugin's
+// derived-line ids (0xdeadbeef...) and above the ids our converters use.
+constexpr int64_t kFirstOverflowLineId = 0x40000000;
 
 int64_t ClampToInt64(__int128 v) {
   if (v > std::numeric_limits<int64_t>::max()) return std::numeric_limits<int64_t>::max();
@@ -272,18 +301,36 @@ FinalizeStats XSpaceBuilder::Finalize(const FinalizeOptions& options) {
   planes_.clear();
 
   // Sort lines and events.
+  auto event_order = [](const Event& a, const Event& b) {
+    // Aggregated events carry a count, not a time: keep them last.
+    if (a.is_aggregate != b.is_aggregate) return b.is_aggregate;
+    if (a.is_aggregate) return false;
+    if (a.offset_ps != b.offset_ps) return a.offset_ps < b.offset_ps;
+    return a.duration_ps > b.duration_ps;
+  };
   for (Plane& plane : space_->planes) {
     std::stable_sort(plane.lines.begin(), plane.lines.end(),
                      [](const Line& a, const Line& b) { return a.id < b.id; });
-    for (Line& line : plane.lines) {
-      std::stable_sort(line.events.begin(), line.events.end(), [](const Event& a, const Event& b) {
-        // Aggregated events carry a count, not a time: keep them last.
-        if (a.is_aggregate != b.is_aggregate) return b.is_aggregate;
-        if (a.is_aggregate) return false;
-        if (a.offset_ps != b.offset_ps) return a.offset_ps < b.offset_ps;
-        return a.duration_ps > b.duration_ps;
-      });
-      if (options.enforce_nesting) stats.events_truncated += EnforceNesting(line);
+    int64_t next_overflow_id = kFirstOverflowLineId;
+    for (const Line& line : plane.lines) {
+      if (line.id >= next_overflow_id && line.id < kThreadIdStepInfo) next_overflow_id = line.id + 1;
+    }
+    // Overflow lines are appended and then checked in turn, so events that
+    // overlap on an overflow line move on to another one.
+    for (size_t i = 0; i < plane.lines.size(); ++i) {
+      std::stable_sort(plane.lines[i].events.begin(), plane.lines[i].events.end(), event_order);
+      if (!options.enforce_nesting) continue;
+      Line overflow;
+      int64_t moved = MoveOverlapsOut(plane.lines[i], overflow);
+      if (moved == 0) continue;
+      stats.events_moved += moved;
+      const Line& source = plane.lines[i];
+      overflow.id = next_overflow_id++;
+      overflow.display_id = overflow.id;
+      overflow.timestamp_ns = source.timestamp_ns;
+      overflow.name = space_->strings.Intern(
+          absl::StrCat(space_->strings.Get(source.name), " (overlapping)"));
+      plane.lines.push_back(std::move(overflow));
     }
   }
   // Builders index lines by address; re-create them over the sorted planes.

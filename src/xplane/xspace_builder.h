@@ -142,13 +142,16 @@ struct FinalizeOptions {
   // normalization) in a "Task Environment" plane.
   bool normalize_timestamps = true;
   int64_t epoch_ns_of_zero = 0;
-  // Truncate events that partially overlap an enclosing event on the same
-  // line so events only nest (counted in FinalizeStats).
+  // Make events on every line only nest: an event that starts inside an
+  // enclosing event and ends after it moves, with its true duration, to an
+  // extra line of the same plane named "<line> (overlapping)" (ids from
+  // 0x40000000), placed after the plane's other lines. Durations are facts and
+  // are never cut. Counted in FinalizeStats::events_moved.
   bool enforce_nesting = true;
 };
 
 struct FinalizeStats {
-  int64_t events_truncated = 0;   // Partial overlaps cut to their parent's end.
+  int64_t events_moved = 0;       // Partial overlaps moved to "(overlapping)" lines.
   int64_t session_start_ps = 0;   // Earliest event, before normalization.
   int64_t session_end_ps = 0;     // Latest event end, before normalization.
 };

@@ -70,7 +70,7 @@ TEST(XSpaceBuilderTest, FinalizeSortsPlanesLinesAndEvents) {
   EXPECT_EQ(ev[2].offset_ps, 300);
 }
 
-TEST(XSpaceBuilderTest, FinalizeTruncatesPartialOverlaps) {
+TEST(XSpaceBuilderTest, FinalizeMovesPartialOverlapsToAnExtraLine) {
   XSpaceData space;
   XSpaceBuilder builder(&space);
   XPlaneBuilder* host = builder.GetOrCreatePlane(kHostThreadsPlaneName);
@@ -80,8 +80,47 @@ TEST(XSpaceBuilderTest, FinalizeTruncatesPartialOverlaps) {
   line->AddEvent(md, /*offset_ps=*/50, /*duration_ps=*/100);  // Crosses the end at 100.
   line->AddEvent(md, /*offset_ps=*/100, /*duration_ps=*/0);   // Touching: fine.
   FinalizeStats stats = builder.Finalize({.normalize_timestamps = false});
-  EXPECT_EQ(stats.events_truncated, 1);
-  EXPECT_EQ(space.planes[0].lines[0].events[1].duration_ps, 50);
+  EXPECT_EQ(stats.events_moved, 1);
+  ASSERT_EQ(space.planes[0].lines.size(), 2u);
+  const Line& kept = space.planes[0].lines[0];
+  const Line& extra = space.planes[0].lines[1];
+  ASSERT_EQ(kept.events.size(), 2u);
+  EXPECT_EQ(kept.events[0].duration_ps, 100);
+  EXPECT_EQ(kept.events[1].offset_ps, 100);
+  ASSERT_EQ(extra.events.size(), 1u);
+  EXPECT_EQ(extra.events[0].offset_ps, 50);
+  EXPECT_EQ(extra.events[0].duration_ps, 100);  // Never cut.
+  EXPECT_EQ(extra.id, 0x40000000);
+  EXPECT_EQ(space.strings.Get(extra.name), " (overlapping)");
+}
+
+TEST(XSpaceBuilderTest, OverlapsCascadeAndKeepTheirStats) {
+  XSpaceData space;
+  XSpaceBuilder builder(&space);
+  XPlaneBuilder* gpu = builder.GetOrCreatePlane(GpuPlaneName(0));
+  uint32_t md = gpu->GetOrCreateEventMetadata("k");
+  uint32_t corr = gpu->GetOrCreateStatMetadata("correlation_id");
+  XLineBuilder* line = gpu->GetOrCreateLine(7);
+  line->SetName("Stream #7");
+  // Three kernels, each starting before the previous one ends (PDL).
+  for (int i = 0; i < 3; ++i) {
+    XEventBuilder ev = line->AddEvent(md, /*offset_ps=*/i * 80, /*duration_ps=*/100);
+    ev.AddInt64(corr, 1000 + i);
+  }
+  FinalizeStats stats = builder.Finalize({.normalize_timestamps = false});
+  EXPECT_EQ(stats.events_moved, 1);
+  const Plane& plane = space.planes[0];
+  ASSERT_EQ(plane.lines.size(), 2u);
+  // 0 and 160 do not overlap (0..100, 160..260); 80 overlaps both.
+  EXPECT_EQ(plane.lines[0].events.size(), 2u);
+  ASSERT_EQ(plane.lines[1].events.size(), 1u);
+  EXPECT_EQ(space.strings.Get(plane.lines[1].name), "Stream #7 (overlapping)");
+  const Event& moved = plane.lines[1].events[0];
+  EXPECT_EQ(moved.offset_ps, 80);
+  EXPECT_EQ(moved.duration_ps, 100);
+  ASSERT_EQ(moved.stats_count, 1);
+  EXPECT_EQ(plane.lines[1].stats[moved.stats_begin].int64_value, 1001);
+  EXPECT_EQ(plane.lines[0].stats[plane.lines[0].events[1].stats_begin].int64_value, 1002);
 }
 
 TEST(XSpaceBuilderTest, FinalizeNormalizesToSessionStart) {

@@ -138,6 +138,10 @@ const auto& HostEventTables() {
 
 std::string GpuPlaneName(int64_t ordinal) { return absl::StrCat(kGpuPlanePrefix, ordinal); }
 
+std::string GpuAnnotationPlaneName(int64_t ordinal) {
+  return absl::StrCat(kCustomPlanePrefix, "GPU ", ordinal, " annotations");
+}
+
 std::optional<int64_t> ParseGpuPlaneOrdinal(absl::string_view plane_name) {
   if (!absl::StartsWith(plane_name, kGpuPlanePrefix)) return std::nullopt;
   int64_t ordinal;

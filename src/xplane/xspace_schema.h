@@ -26,8 +26,21 @@ inline constexpr absl::string_view kCuptiDriverApiPlaneName = "/host:CUPTI";
 
 // "/device:GPU:<ordinal>".
 std::string GpuPlaneName(int64_t ordinal);
+// "/device:CUSTOM:GPU <ordinal> annotations": the plane that holds the GPU-side
+// copies of user annotations and the CUDA synchronization waits of GPU
+// <ordinal>. They are not device activity: on a "/device:GPU:" plane the
+// plugin reads every line as a stream and a sync wait stretches the step
+// (checked with xprof 2.24). Custom planes are shown by the trace viewer and
+// ignored by the step, op and kernel analyses.
+std::string GpuAnnotationPlaneName(int64_t ordinal);
 // Ordinal of a "/device:GPU:<n>" plane name; nullopt for other names.
 std::optional<int64_t> ParseGpuPlaneOrdinal(absl::string_view plane_name);
+
+// Start of the XSpace warning written when [memory] events carry no address
+// (PyTorch before 1.10): allocations cannot be paired with their frees, so no
+// view can say which allocations were live at the memory peak.
+inline constexpr absl::string_view kMemoryWithoutAddressWarning =
+    "memory events without an address";
 
 // ---- Lines -----------------------------------------------------------------
 inline constexpr absl::string_view kStepLineName = "Steps";

@@ -86,6 +86,34 @@ PlaneSummary SummarizePlane(const xplane::XPlaneVisitor& plane) {
   return summary;
 }
 
+// The plugin lists these for every XSpace; kernel_stats needs a GPU plane and
+// the HLO tools need HLO modules in /host:metadata (xprof 2.24, observed).
+std::vector<std::string> PredictXprofToolNames(const XSpaceDiagnosis& d) {
+  std::vector<std::string> names = {"trace_viewer@",  "overview_page", "input_pipeline_analyzer",
+                                    "framework_op_stats", "memory_profile", "op_profile",
+                                    "hlo_stats",          "roofline_model"};
+  if (d.gpu_planes > 0) names.push_back("kernel_stats");
+  if (d.has_hlo_protos) {
+    names.push_back("memory_viewer");
+    names.push_back("graph_viewer");
+  }
+  return names;
+}
+
+bool HasHloProtos(const xplane::XSpaceData& space) {
+  const xplane::Plane* metadata = xplane::FindPlaneWithName(space, xplane::kMetadataPlaneName);
+  if (metadata == nullptr) return false;
+  for (const xplane::EventMetadata& m : metadata->event_metadata) {
+    for (const xplane::Stat& stat : m.stats) {
+      if (stat.metadata_index < metadata->stat_metadata.size() &&
+          space.strings.Get(metadata->stat_metadata[stat.metadata_index].name) == "Hlo Proto") {
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
 void DiagnoseTools(XSpaceDiagnosis* d) {
   int64_t total_events = 0;
   for (const PlaneSummary& p : d->planes) {
@@ -260,6 +288,10 @@ XSpaceDiagnosis DiagnoseXSpace(const xplane::XSpaceData& space) {
         }
         return;
       }
+      if (absl::EndsWith(line.name(), " (overlapping)")) {
+        ++d.overlap_lines;
+        d.overlap_line_events += static_cast<int64_t>(line.num_events());
+      }
       line.ForEachEvent([&](const xplane::XEventVisitor& event) {
         ++d.device_events;
         if (event.GetStat(StatType::kKernelDetails)) ++d.device_events_with_kernel_details;
@@ -288,8 +320,16 @@ XSpaceDiagnosis DiagnoseXSpace(const xplane::XSpaceData& space) {
   }
   if (!ordinals_dense) {
     d.notes.push_back(
-        "GPU planes are not numbered /device:GPU:0..N-1; the plugin matches launches to GPU "
-        "planes by position");
+        "GPU planes are not numbered /device:GPU:0..N-1 (e.g. a trace of rank N with one GPU): "
+        "TensorBoard shows the same steps, kernels and trace as for device 0 (checked with "
+        "xprof 2.24); only its launch summary, which indexes GPUs by position, skips them");
+  }
+  if (d.overlap_lines > 0) {
+    d.notes.push_back(absl::StrCat(
+        FormatCount(d.overlap_line_events), " GPU events started before the previous event of "
+        "their stream ended (programmatic dependent launch); they are on ",
+        d.overlap_lines, " extra line(s) named \"Stream #N (overlapping)\" with their true "
+        "durations, which TensorBoard counts like any other stream"));
   }
   if (d.has_group_id) {
     d.notes.push_back(
@@ -303,7 +343,16 @@ XSpaceDiagnosis DiagnoseXSpace(const xplane::XSpaceData& space) {
         FormatCount(d.device_events_with_correlation),
         " GPU events have a correlation_id that matches no host launch"));
   }
+  const int64_t steps_shown = d.gpu_planes > 0 ? d.steps_with_device_work : d.step_roots;
+  if (!d.has_group_id && steps_shown > 5) {
+    d.notes.push_back(absl::StrCat(
+        "TensorBoard leaves out the first and the last of the ", FormatCount(steps_shown),
+        " steps as possibly incomplete (more than 5 steps); tbprof report does the same unless "
+        "--keep-all-steps is given"));
+  }
+  d.has_hlo_protos = HasHloProtos(space);
   DiagnoseTools(&d);
+  d.xprof_tool_names = PredictXprofToolNames(d);
   return d;
 }
 

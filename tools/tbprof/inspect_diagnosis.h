@@ -81,7 +81,18 @@ struct XSpaceDiagnosis {
   int64_t memory_allocations = 0;
   int64_t memory_deallocations = 0;
 
+  // Whether the /host:metadata plane carries HLO modules (stat "Hlo Proto"):
+  // the plugin then also lists memory_viewer and graph_viewer.
+  bool has_hlo_protos = false;
+  // Lines named "... (overlapping)" (events that overlapped others on their
+  // line, moved there with their true durations) and their events.
+  int64_t overlap_lines = 0;
+  int64_t overlap_line_events = 0;
+
   std::vector<ToolDiagnosis> tools;
+  // The tool list the profile plugin (xprof 2.24) gives for this file, in its
+  // order (checked against the real plugin by tests/xprof).
+  std::vector<std::string> xprof_tool_names;
   // Other observations worth a user's attention.
   std::vector<std::string> notes;
 };

@@ -127,7 +127,8 @@ std::string FormatDiagnosisText(const XSpaceDiagnosis& d, absl::string_view titl
   absl::StrAppend(&out, "\nMemory:\n  MemoryAllocation: ", FormatCount(d.memory_allocations),
                   ", MemoryDeallocation: ", FormatCount(d.memory_deallocations), "\n");
 
-  absl::StrAppend(&out, "\nTensorBoard profile tools:\n");
+  absl::StrAppend(&out, "\nTensorBoard profile tools (xprof 2.24 lists: ",
+                  absl::StrJoin(d.xprof_tool_names, ", "), "):\n");
   for (const ToolDiagnosis& tool : d.tools) {
     absl::StrAppendFormat(&out, "  %-24s %-8s %s\n", tool.tool, tool.has_data ? "data" : "EMPTY",
                           tool.detail);
@@ -164,6 +165,7 @@ std::string FormatDiagnosisJson(const XSpaceDiagnosis& d, absl::string_view sour
   }
   return absl::StrCat(
       "{\"source\":", JsonString(source), ",\"hostnames\":", JsonStringList(d.hostnames),
+      ",\"xprof_tool_names\":", JsonStringList(d.xprof_tool_names),
       ",\"planes\":[", absl::StrJoin(planes, ","), "]",
       ",\"steps\":{\"step_roots\":", d.step_roots,
       ",\"with_launches\":", d.step_roots_with_launches,

@@ -61,6 +61,9 @@ Flags:
   --breakdown MODE         step-time breakdown: with-host (default; host
                            input wait, kernel launch and host compute count
                            too) or device-only (the profile plugin's numbers)
+  --keep-all-steps         keep the first and last step; by default they are
+                           left out when there are more than 5, as TensorBoard
+                           does (they often hold warm-up or a cut-off step)
   --top N                  kernels in the terminal table (default 10)
   --width N                terminal width (default: the terminal's, else 80)
   --ascii                  plain ASCII output (no block bars, no µ)
@@ -82,6 +85,7 @@ struct ReportFlags {
   bool json = false;
   std::string html;
   std::string breakdown = "with-host";
+  bool keep_all_steps = false;
   int64_t top = 10;
   int64_t width = 0;
   bool ascii = false;
@@ -198,6 +202,7 @@ int RunReport(const std::vector<std::string>& args) {
   flag_set.Bool("json", &flags.json);
   flag_set.String("html", &flags.html);
   flag_set.String("breakdown", &flags.breakdown);
+  flag_set.Bool("keep-all-steps", &flags.keep_all_steps);
   flag_set.Int64("top", &flags.top);
   flag_set.Int64("width", &flags.width);
   flag_set.Bool("ascii", &flags.ascii);
@@ -217,6 +222,7 @@ int RunReport(const std::vector<std::string>& args) {
   } else {
     return ReportUsageError(kName, absl::StrCat("--breakdown: ", breakdown.status().message()));
   }
+  view_options.steps.drop_incomplete_steps = !flags.keep_all_steps;
   if (flags.width != 0 && flags.width < 60) {
     return ReportUsageError(kName, "--width must be at least 60");
   }

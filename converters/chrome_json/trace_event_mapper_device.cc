@@ -117,6 +117,7 @@ xplane::XLineBuilder* TraceEventMapper::GpuLine(GpuPlane& gp, Kind kind, int64_t
   if (kind_index != 0) {
     if (gp.annotation_plane == nullptr) {
       gp.annotation_plane = builder_.GetOrCreatePlane(xplane::GpuAnnotationPlaneName(gp.device));
+      gp.annotation_plane->SetId(xplane::kGpuAnnotationPlaneIdBase + gp.device);
     }
     plane = gp.annotation_plane;
   }

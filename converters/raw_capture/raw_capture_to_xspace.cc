@@ -113,6 +113,11 @@ class Converter {
  private:
   struct GpuPlane {
     xplane::XPlaneBuilder* plane = nullptr;
+    // Sync waits (xplane::GpuAnnotationPlaneName): not device activity, kept
+    // off the GPU plane, where the plugin would count them as stream work.
+    xplane::XPlaneBuilder* sync_plane = nullptr;
+    uint32_t sync_correlation = 0;
+    uint32_t device = 0;
     const GpuDeviceProperties* props = nullptr;
     std::map<int64_t, xplane::XLineBuilder*> lines;
     std::unordered_map<uint64_t, uint32_t> kernel_metadata;  // string id -> index
@@ -192,6 +197,7 @@ Converter::GpuPlane& Converter::Gpu(uint32_t device) {
   auto [it, inserted] = gpus_.try_emplace(device);
   GpuPlane& gp = it->second;
   if (inserted) {
+    gp.device = device;
     gp.plane = builder_.GetOrCreatePlane(xplane::GpuPlaneName(device));
     gp.plane->SetId(device);
     for (const GpuDeviceProperties& p : props_) {
@@ -211,7 +217,16 @@ xplane::XLineBuilder* Converter::StreamLine(GpuPlane& gp, uint32_t stream, bool 
   int64_t id = (sync ? kSyncLineBase : 0) + stream;
   auto [it, inserted] = gp.lines.try_emplace(id, nullptr);
   if (inserted) {
-    it->second = gp.plane->GetOrCreateLine(id);
+    xplane::XPlaneBuilder* plane = gp.plane;
+    if (sync) {
+      if (gp.sync_plane == nullptr) {
+        gp.sync_plane = builder_.GetOrCreatePlane(xplane::GpuAnnotationPlaneName(gp.device));
+        gp.sync_plane->SetId(xplane::kGpuAnnotationPlaneIdBase + gp.device);
+        gp.sync_correlation = gp.sync_plane->GetOrCreateStatMetadata(StatType::kCorrelationId);
+      }
+      plane = gp.sync_plane;
+    }
+    it->second = plane->GetOrCreateLine(id);
     it->second->SetTimestampNs(epoch_base_ns_);
     it->second->SetName(sync ? absl::StrCat("CUDA sync (stream ", stream, ")")
                              : absl::StrCat("Stream #", stream));
@@ -448,9 +463,11 @@ void Converter::EmitSyncs() {
     if (!Span(s.start, s.end, &offset, &duration)) continue;
     auto dev = context_device_.find(s.context_id);
     GpuPlane& gp = Gpu(dev == context_device_.end() ? 0 : dev->second);
-    xplane::XEventBuilder ev = StreamLine(gp, s.stream_id, true)->AddEvent(
-        gp.plane->GetOrCreateEventMetadata(kNames[s.type < 5 ? s.type : 0]), offset, duration);
-    ev.AddInt64(gp.correlation, s.correlation_id);
+    xplane::XLineBuilder* line = StreamLine(gp, s.stream_id, true);
+    xplane::XEventBuilder ev = line->AddEvent(
+        gp.sync_plane->GetOrCreateEventMetadata(kNames[s.type < 5 ? s.type : 0]), offset,
+        duration);
+    ev.AddInt64(gp.sync_correlation, s.correlation_id);
     ++summary_.syncs;
   }
 }

@@ -290,7 +290,11 @@ TEST(RawCaptureToXSpaceTest, HostAndDeviceEventsWithStepsMemoryAndStats) {
   const SeenEvent* memset = Find(stream, "Memset");
   ASSERT_NE(memset, nullptr);
   EXPECT_THAT(memset->stats["Memset_details"], HasSubstr("num_bytes:512"));
-  std::vector<SeenEvent> syncs = LineEvents(space, "/device:GPU:0", "CUDA sync (stream 7)");
+  // Sync waits are not device work: off the GPU plane (the plugin would
+  // stretch steps with them), on the GPU's custom annotation plane.
+  EXPECT_TRUE(LineEvents(space, "/device:GPU:0", "CUDA sync (stream 7)").empty());
+  std::vector<SeenEvent> syncs =
+      LineEvents(space, "/device:CUSTOM:GPU 0 annotations", "CUDA sync (stream 7)");
   ASSERT_EQ(syncs.size(), 1u);
   EXPECT_EQ(syncs[0].name, "cuStreamSynchronize");
 

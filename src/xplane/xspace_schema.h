@@ -33,6 +33,8 @@ std::string GpuPlaneName(int64_t ordinal);
 // (checked with xprof 2.24). Custom planes are shown by the trace viewer and
 // ignored by the step, op and kernel analyses.
 std::string GpuAnnotationPlaneName(int64_t ordinal);
+// Plane id of GpuAnnotationPlaneName(n): this base + n (GPU planes use n).
+inline constexpr int64_t kGpuAnnotationPlaneIdBase = 1000;
 // Ordinal of a "/device:GPU:<n>" plane name; nullopt for other names.
 std::optional<int64_t> ParseGpuPlaneOrdinal(absl::string_view plane_name);
 

@@ -1,11 +1,11 @@
 #include "converters/views/xspace_to_kernel_stats.h"
 
-#include "converters/views/tensor_core.h"
-
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <deque>
 #include <optional>
+#include <string>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -14,6 +14,8 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "converters/common/kernel_details.h"
+#include "converters/views/hlo_op_names.h"
+#include "converters/views/tensor_core.h"
 #include "src/xplane/xspace_schema.h"
 #include "src/xplane/xspace_visitor.h"
 
@@ -22,9 +24,6 @@ namespace {
 
 using tensorflow::profiler::KernelReport;
 using tensorflow::profiler::KernelStatsDb;
-
-// Kernel-name substrings of cuBLAS / cuDNN / CUTLASS Tensor Core kernels.
-
 
 bool IsTfOpNameChar(char c, bool first) {
   if (absl::ascii_isalnum(static_cast<unsigned char>(c)) || c == '.') return true;
@@ -133,15 +132,40 @@ struct KernelValue {
   double occupancy_pct = 0;
 };
 
-constexpr absl::string_view kLevel0StatName = "level 0";
-
-// XLA kernels carry tf_op "XlaModule:" (the plugin resolves their op through
-// the HLO proto, which we do not read); their hlo_op names the op instead.
-absl::string_view KernelOpName(absl::string_view tf_op, absl::string_view hlo_op) {
-  absl::string_view name = OpNameFromTfOp(tf_op);
-  if (!hlo_op.empty() && (name.empty() || name == "XlaModule")) return hlo_op;
-  return name;
+// The last of the "::"-separated names of an `hlo_op` stat (the plugin
+// looks up that instruction).
+absl::string_view LastHloOpName(absl::string_view hlo_op) {
+  const size_t sep = hlo_op.rfind("::");
+  return sep == absl::string_view::npos ? hlo_op : hlo_op.substr(sep + 2);
 }
+
+// Op names of XLA kernels: the framework op of their HLO instruction,
+// cached by (program id, instruction name).
+class XlaOpNames {
+ public:
+  explicit XlaOpNames(const xplane::XSpaceData& space) : hlo_(space) {}
+
+  bool empty() const { return hlo_.empty(); }
+
+  // The op name the plugin shows for a kernel of this instruction, or
+  // nullopt when the instruction is unknown (the kernel keeps its tf_op).
+  std::optional<absl::string_view> Find(uint64_t program_id, absl::string_view instruction) {
+    auto [it, inserted] = cache_.try_emplace(std::make_pair(program_id, instruction));
+    if (inserted) {
+      if (const HloOpNames::OpMetadata* metadata = hlo_.Find(program_id, instruction)) {
+        fullnames_.push_back(HloTfOpFullname(*metadata));
+        it->second = OpNameFromTfOp(fullnames_.back());
+      }
+    }
+    return it->second;
+  }
+
+ private:
+  HloOpNames hlo_;
+  absl::flat_hash_map<std::pair<uint64_t, absl::string_view>, std::optional<absl::string_view>>
+      cache_;
+  std::deque<std::string> fullnames_;  // Stable storage the cached names view.
+};
 
 }  // namespace
 
@@ -166,11 +190,10 @@ KernelStatsDb ConvertXSpaceToKernelStatsDb(const xplane::XSpaceData& space,
   absl::flat_hash_map<std::pair<const char*, size_t>, converters::KernelDetails> details_cache;
   // By op id: bit 0 = eligible (OR over the op's events), bit 1 = name rule applied.
   std::vector<uint8_t> op_state;
+  XlaOpNames xla_ops(space);
 
   for (const xplane::Plane* raw_plane : xplane::FindGpuPlanes(space)) {
     xplane::XPlaneVisitor plane(&space, raw_plane, base_ns);
-    // TensorFlow <= 2.4 recorded the op annotation as "level 0", not tf_op.
-    const std::optional<uint32_t> level0_stat = plane.FindStatMetadata(kLevel0StatName);
     // By event metadata index: name id (-1 = not yet seen) and Tensor Core use.
     std::vector<std::pair<int64_t, bool>> names(plane.num_event_metadata(), {-1, false});
     plane.ForEachLine([&](const xplane::XLineVisitor& line) {
@@ -179,12 +202,9 @@ KernelStatsDb ConvertXSpaceToKernelStatsDb(const xplane::XSpaceData& space,
         if (event.is_aggregate()) return;
         const int64_t duration_ns = event.duration_ps() / 1000;
         if (duration_ns <= 0) return;
-        absl::string_view details, tf_op, equation, hlo_op, level0;
+        absl::string_view details, tf_op, equation, hlo_op;
+        std::optional<uint64_t> program_id;
         event.ForEachStat([&](const xplane::XStatVisitor& stat) {
-          if (level0_stat.has_value() && stat.metadata_index() == *level0_stat) {
-            if (level0.empty()) level0 = stat.StrOrRefValue();
-            return;
-          }
           switch (stat.type()) {
             case xplane::StatType::kKernelDetails:
               if (details.empty()) details = stat.StrOrRefValue();
@@ -197,6 +217,9 @@ KernelStatsDb ConvertXSpaceToKernelStatsDb(const xplane::XSpaceData& space,
               break;
             case xplane::StatType::kHloOp:
               if (hlo_op.empty()) hlo_op = stat.StrOrRefValue();
+              break;
+            case xplane::StatType::kProgramId:
+              if (!program_id.has_value()) program_id = stat.IntOrUintValue();
               break;
             default:
               break;
@@ -216,7 +239,13 @@ KernelStatsDb ConvertXSpaceToKernelStatsDb(const xplane::XSpaceData& space,
           converters::ParseKernelDetails(details, &details_it->second);
         }
         const converters::KernelDetails& params = details_it->second;
-        absl::string_view op_name = KernelOpName(tf_op.empty() ? level0 : tf_op, hlo_op);
+        absl::string_view op_name = OpNameFromTfOp(tf_op);
+        if (!hlo_op.empty() && program_id.has_value() && !xla_ops.empty()) {
+          if (std::optional<absl::string_view> xla_op =
+                  xla_ops.Find(*program_id, LastHloOpName(hlo_op))) {
+            op_name = *xla_op;
+          }
+        }
         const uint32_t op_id = strings.Id(op_name);
 
         KernelKey key;

@@ -5,12 +5,16 @@
 // Input contract: every "/device:GPU:<n>" plane; lines with ids below
 // xplane::kThreadIdStepInfo (derived lines are skipped); events of at least
 // 1 ns (durations are truncated to whole ns, as the plugin does) that carry
-// a non-empty `kernel_details` stat (str or ref). The op name comes from the
-// `tf_op` stat ("name:Type" -> name; PyTorch names such as "aten::mm" stay
-// whole), or from `level 0` (TensorFlow <= 2.4 files) when there is no
-// tf_op; XLA kernels whose tf_op is "XlaModule:" (or missing) take their
-// `hlo_op` instead (the plugin maps them through the HLO proto, which we do
-// not read). The einsum equation comes from `equation`.
+// a non-empty `kernel_details` stat (str or ref). The op name is the plugin's:
+//  * the name part of the `tf_op` stat ("name:Type" -> name; PyTorch names
+//    such as "aten::mm" stay whole; "" without tf_op -- TensorFlow <= 2.4
+//    files, which name the op in a `level 0` stat, get no op name);
+//  * for XLA kernels (stats `hlo_op` and `program_id`) whose instruction is
+//    found in the HLO protos of the /host:metadata plane (hlo_op_names.h):
+//    the name part of that instruction's framework op
+//    (OpMetadata "op_name:op_type"), replacing the tf_op name (which is
+//    "XlaModule" for JAX kernels).
+// The einsum equation comes from `equation`.
 #ifndef TBPROF_CONVERTERS_VIEWS_XSPACE_TO_KERNEL_STATS_H_
 #define TBPROF_CONVERTERS_VIEWS_XSPACE_TO_KERNEL_STATS_H_
 

@@ -34,7 +34,9 @@ constexpr int64_t kInvalidStepId = -1;
 // One memory event, before it becomes a MemoryProfileSnapshot. Strings view
 // the XSpace's string pool (or static storage).
 struct Snap {
-  int64_t time_ps = 0;
+  int64_t time_ps = 0;       // XEvent.offset_ps: relative to its line's timestamp.
+  int64_t begin_ps = 0;      // Relative to the space base, to find its step.
+  uint64_t visit_index = 0;  // Position in plane order (line by line).
   int64_t stack_bytes = 0;
   int64_t heap_bytes = 0;
   int64_t free_bytes = 0;
@@ -132,7 +134,8 @@ class DataTypeNames {
 
 void ReadMemoryEvent(const xplane::XEventVisitor& event, bool is_allocation,
                      DataTypeNames* data_types, Snap* snap, std::string* memory_id) {
-  snap->time_ps = event.begin_ps();
+  snap->time_ps = event.offset_ps();
+  snap->begin_ps = event.begin_ps();
   snap->activity =
       is_allocation ? tensorflow::profiler::ALLOCATION : tensorflow::profiler::DEALLOCATION;
   event.ForEachStat([&](const xplane::XStatVisitor& stat) {
@@ -331,12 +334,25 @@ void SortByTime(std::vector<Snap>* snaps) {
 
 void BuildAllocatorProfile(std::vector<Snap> snaps, const StepFinder& steps,
                            const MemoryProfileOptions& options, PerAllocatorMemoryProfile* out) {
+  // Summary, in plane order as the plugin visits the events: the lifetime
+  // peak is the last event's peak_bytes_in_use; the peak is the last event
+  // whose stack + heap reaches the largest value seen so far.
+  const int64_t lifetime_peak = snaps.back().peak_bytes_in_use;
+  uint64_t peak_visit = snaps.front().visit_index;
+  int64_t peak_in_use = 0;
+  for (const Snap& s : snaps) {
+    if (s.in_use() >= peak_in_use) {
+      peak_in_use = s.in_use();
+      peak_visit = s.visit_index;
+    }
+  }
+
   SortByTime(&snaps);
 
   // Step ids: enclosing root, else previous valid + 1.
   int64_t last_valid_step = -1;
   for (Snap& s : snaps) {
-    s.step_id = s.group_id != kInvalidStepId ? s.group_id : steps.StepAt(s.time_ps);
+    s.step_id = s.group_id != kInvalidStepId ? s.group_id : steps.StepAt(s.begin_ps);
     if (s.step_id == kInvalidStepId) {
       s.step_id = last_valid_step + 1;
     } else {
@@ -362,13 +378,8 @@ void BuildAllocatorProfile(std::vector<Snap> snaps, const StepFinder& steps,
     }
   }
 
-  // Summary.
-  size_t peak_index = 0;
-  int64_t lifetime_peak = 0;
-  for (size_t i = 0; i < snaps.size(); ++i) {
-    lifetime_peak = std::max({lifetime_peak, snaps[i].peak_bytes_in_use, snaps[i].in_use()});
-    if (snaps[i].in_use() >= snaps[peak_index].in_use()) peak_index = i;
-  }
+  size_t peak_index = 0;  // The peak event's place in time order.
+  while (snaps[peak_index].visit_index != peak_visit) ++peak_index;
   const Snap& peak = snaps[peak_index];
   auto* summary = out->mutable_profile_summary();
   summary->set_peak_bytes_usage_lifetime(lifetime_peak);
@@ -402,12 +413,14 @@ MemoryProfile ConvertXSpaceToMemoryProfile(const xplane::XSpaceData& space,
   std::string memory_id;
   std::string last_memory_id = "\x01";  // Not a valid id: forces the first lookup.
   std::vector<Snap>* last_snaps = nullptr;
+  uint64_t visit_index = 0;
   plane.ForEachLine([&](const xplane::XLineVisitor& line) {
     line.ForEachEvent([&](const xplane::XEventVisitor& event) {
       const xplane::HostEventType type = event.host_event_type();
       if (type == xplane::HostEventType::kMemoryAllocation ||
           type == xplane::HostEventType::kMemoryDeallocation) {
         Snap snap;
+        snap.visit_index = visit_index++;
         memory_id.clear();
         ReadMemoryEvent(event, type == xplane::HostEventType::kMemoryAllocation, &data_types, &snap,
                         &memory_id);

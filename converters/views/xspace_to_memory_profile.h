@@ -28,13 +28,14 @@ struct MemoryProfileOptions {
 
 // Builds the MemoryProfile (version 1, num_hosts 1, memory_ids sorted, one
 // PerAllocatorMemoryProfile per allocator that has events). Per allocator:
-//  * Snapshots are sorted by time; time_offset_ps is the event's begin time
-//    in ps relative to the space base (equal to the plugin's line-relative
-//    offset for post-processed spaces, whose lines share timestamp_ns 0).
+//  * time_offset_ps is the event's XEvent.offset_ps, relative to its own
+//    line's timestamp_ns, as in the plugin (post-processed spaces, whose lines
+//    share timestamp_ns 0, get times since the profile start; raw TensorFlow
+//    or JAX files whose lines differ mix bases). Snapshots are sorted by it.
 //  * step_id: the event's `group_id` stat if it has one (spaces grouped by
 //    another tool); else the step_num (else iter_num, else time-order index) of the
 //    step root (stat `_r` != 0, or a "TraceContext" event) on /host:CPU
-//    whose span contains the event; events outside every root get the
+//    whose span contains the event (in space time, not line-relative); events outside every root get the
 //    previous valid step id + 1 (0 at the start), as in the plugin.
 //  * A deallocation takes tf_op / region_type / data_type / shape from the
 //    earlier allocation at the same address (each allocation is used once).
@@ -42,11 +43,15 @@ struct MemoryProfileOptions {
 //    bytes_available / (bytes_allocated + bytes_available) -- the share of
 //    the memory the allocator holds (in use + free) that is not in use --
 //    and 0 when both are 0.
-//  * Summary: peak_bytes_usage_lifetime = max over events of
-//    max(peak_bytes_in_use, bytes_reserved + bytes_allocated); peak_stats =
-//    the stats of the snapshot with the largest stack + heap (ties: the
-//    later), with peak_bytes_in_use set to that stack + heap; its time;
-//    memory_capacity = stack + heap + free at that snapshot.
+//  * Summary, from the events in plane order (line by line, each line's
+//    events in order), as the plugin visits them:
+//    peak_bytes_usage_lifetime = the peak_bytes_in_use stat of the
+//    allocator's last event in that order (not the largest: in a file whose
+//    lines are not in time order the last event visited may not be the
+//    latest); peak_stats = the stats of the event with the largest stack +
+//    heap (ties: the later in that order), with peak_bytes_in_use set to
+//    that stack + heap; its time_offset_ps; memory_capacity = stack + heap +
+//    free at that event.
 //  * sampled_timeline_snapshots: all snapshots if at most
 //    options.max_num_snapshots, else a max-box filter (by stack + heap) down
 //    to exactly that many, which keeps the peak.

@@ -44,6 +44,12 @@ All inputs of one call go into one run, one host per input file.
 Flags:
   --logdir DIR             TensorBoard log directory (required; created if missing)
   --run NAME               run name (default: local time, YYYY_MM_DD_HH_MM_SS)
+  --steps MODE             where steps come from: auto (default: the trace's
+                           ProfilerStep#N markers, else inferred from repeated
+                           enumerate(DataLoader) or Optimizer.step events, else
+                           from the period of the GPU kernel sequence), markers
+                           (never infer), infer (always; markers are ignored),
+                           none (no steps)
   --host NAME              host name; only with a single input file (default:
                            the host name or rank the trace names, else the file
                            name without its suffixes)
@@ -89,6 +95,7 @@ struct ConvertFlags {
   bool quiet = false;
   bool no_views = false;
   bool timings = false;
+  std::string steps = "auto";
 };
 
 bool DirectoryExists(const std::string& path) {
@@ -144,6 +151,7 @@ int RunConvert(const std::vector<std::string>& args) {
   flag_set.ByteSize("max-inflated-bytes", &flags.max_inflated_bytes);
   flag_set.Int64("max-memory-mb", &flags.max_memory_mb);
   flag_set.Bool("quiet", &flags.quiet);
+  flag_set.String("steps", &flags.steps);
   flag_set.Bool("no-views", &flags.no_views);
   flag_set.Bool("timings", &flags.timings);
   std::vector<std::string> inputs;
@@ -152,6 +160,11 @@ int RunConvert(const std::vector<std::string>& args) {
   }
   if (inputs.empty()) return ReportUsageError(kName, "no input files given");
   if (flags.logdir.empty()) return ReportUsageError(kName, "--logdir is required");
+  absl::StatusOr<converters::StepsMode> parsed_steps = converters::ParseStepsMode(flags.steps);
+  if (!parsed_steps.ok()) {
+    return ReportUsageError(kName, absl::StrCat("--steps: ", parsed_steps.status().message()));
+  }
+  const converters::StepsMode steps_mode = *parsed_steps;
   if (!flags.run.empty()) {
     if (absl::Status status = logdir::ValidateRunName(flags.run); !status.ok()) {
       return ReportUsageError(kName, absl::StrCat("--run: ", status.message()));
@@ -190,6 +203,7 @@ int RunConvert(const std::vector<std::string>& args) {
 
     LoadOptions load_options;
     load_options.max_events = flags.max_events;
+    load_options.steps = steps_mode;
     load_options.max_inflated_bytes = flags.max_inflated_bytes;
     load_options.max_memory_bytes =
         flags.max_memory_mb < 0 ? kAutoLimit : static_cast<uint64_t>(flags.max_memory_mb) << 20;

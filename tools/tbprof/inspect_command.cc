@@ -33,6 +33,12 @@ written.
 
 Flags:
   --json                   one JSON object per input instead of text
+  --steps MODE             where steps come from: auto (default: the trace's
+                           ProfilerStep#N markers, else inferred from repeated
+                           enumerate(DataLoader) or Optimizer.step events, else
+                           from the period of the GPU kernel sequence), markers
+                           (never infer), infer (always; markers are ignored),
+                           none (no steps)
   --max-events N           fail if an input has more than N trace events
   --max-inflated-bytes N   fail if a gzip input inflates past N bytes (e.g. 16G;
                            default 200x the compressed size, at least 1G)
@@ -55,6 +61,8 @@ int RunInspect(const std::vector<std::string>& args) {
   FlagSet flag_set;
   flag_set.Bool("json", &json);
   flag_set.Bool("quiet", &quiet);
+  std::string steps = "auto";
+  flag_set.String("steps", &steps);
   flag_set.Int64("max-events", &max_events);
   flag_set.ByteSize("max-inflated-bytes", &max_inflated_bytes);
   flag_set.Int64("max-memory-mb", &max_memory_mb);
@@ -63,6 +71,10 @@ int RunInspect(const std::vector<std::string>& args) {
     return ReportUsageError(kName, status.message());
   }
   if (inputs.empty()) return ReportUsageError(kName, "no input files given");
+  absl::StatusOr<converters::StepsMode> steps_mode = converters::ParseStepsMode(steps);
+  if (!steps_mode.ok()) {
+    return ReportUsageError(kName, absl::StrCat("--steps: ", steps_mode.status().message()));
+  }
   absl::StatusOr<std::vector<std::string>> files = ExpandInputs(inputs);
   if (!files.ok()) return ReportFailure(files.status());
 
@@ -73,6 +85,7 @@ int RunInspect(const std::vector<std::string>& args) {
     ProgressReporter progress(absl::StrCat("reading ", path), std::move(progress_options));
     LoadOptions load_options;
     load_options.max_events = max_events;
+    load_options.steps = *steps_mode;
     load_options.max_inflated_bytes = max_inflated_bytes;
     load_options.max_memory_bytes =
         max_memory_mb < 0 ? kAutoLimit : static_cast<uint64_t>(max_memory_mb) << 20;

@@ -64,6 +64,12 @@ Flags:
   --keep-all-steps         keep the first and last step; by default they are
                            left out when there are more than 5, as TensorBoard
                            does (they often hold warm-up or a cut-off step)
+  --steps MODE             where steps come from: auto (default: the trace's
+                           ProfilerStep#N markers, else inferred from repeated
+                           enumerate(DataLoader) or Optimizer.step events, else
+                           from the period of the GPU kernel sequence), markers
+                           (never infer), infer (always; markers are ignored),
+                           none (no steps)
   --top N                  kernels in the terminal table (default 10)
   --width N                terminal width (default: the terminal's, else 80)
   --ascii                  plain ASCII output (no block bars, no µ)
@@ -86,6 +92,7 @@ struct ReportFlags {
   std::string html;
   std::string breakdown = "with-host";
   bool keep_all_steps = false;
+  std::string steps = "auto";
   int64_t top = 10;
   int64_t width = 0;
   bool ascii = false;
@@ -210,6 +217,7 @@ int RunReport(const std::vector<std::string>& args) {
   flag_set.ByteSize("max-inflated-bytes", &flags.max_inflated_bytes);
   flag_set.Int64("max-memory-mb", &flags.max_memory_mb);
   flag_set.Bool("quiet", &flags.quiet);
+  flag_set.String("steps", &flags.steps);
   std::vector<std::string> inputs;
   if (absl::Status status = flag_set.Parse(args, &inputs); !status.ok()) {
     return ReportUsageError(kName, status.message());
@@ -223,6 +231,11 @@ int RunReport(const std::vector<std::string>& args) {
     return ReportUsageError(kName, absl::StrCat("--breakdown: ", breakdown.status().message()));
   }
   view_options.steps.drop_incomplete_steps = !flags.keep_all_steps;
+  absl::StatusOr<converters::StepsMode> parsed_steps = converters::ParseStepsMode(flags.steps);
+  if (!parsed_steps.ok()) {
+    return ReportUsageError(kName, absl::StrCat("--steps: ", parsed_steps.status().message()));
+  }
+  const converters::StepsMode steps_mode = *parsed_steps;
   if (flags.width != 0 && flags.width < 60) {
     return ReportUsageError(kName, "--width must be at least 60");
   }
@@ -243,6 +256,7 @@ int RunReport(const std::vector<std::string>& args) {
         std::move(progress_options));
     LoadOptions load_options;
     load_options.max_events = flags.max_events;
+    load_options.steps = steps_mode;
     load_options.max_inflated_bytes = flags.max_inflated_bytes;
     load_options.max_memory_bytes =
         flags.max_memory_mb < 0 ? kAutoLimit : static_cast<uint64_t>(flags.max_memory_mb) << 20;

@@ -292,6 +292,7 @@ absl::StatusOr<LoadedInput> LoadInput(const std::string& path, const LoadOptions
     loaded.host_hint = summary.hostname_hint;
     loaded.rank = summary.rank;
     loaded.json_summary = std::move(summary);
+    loaded.steps = converters::ApplyStepsMode(&loaded.space, options.steps);
     return loaded;
   }
 
@@ -304,6 +305,7 @@ absl::StatusOr<LoadedInput> LoadInput(const std::string& path, const LoadOptions
     if (options.progress) options.progress(loaded.file_bytes, loaded.file_bytes);
     loaded.host_hint = summary.hostname;
     loaded.raw_summary = std::move(summary);
+    loaded.steps = converters::ApplyStepsMode(&loaded.space, options.steps);
     return loaded;
   }
 
@@ -330,6 +332,11 @@ absl::StatusOr<LoadedInput> LoadInput(const std::string& path, const LoadOptions
   }
   if (options.progress) options.progress(loaded.file_bytes, loaded.file_bytes);
   if (!loaded.space.hostnames.empty()) loaded.host_hint = loaded.space.hostnames[0];
+  // An XSpace is copied without loss unless the user asks otherwise.
+  if (options.steps == converters::StepsMode::kInfer ||
+      options.steps == converters::StepsMode::kNone) {
+    loaded.steps = converters::ApplyStepsMode(&loaded.space, options.steps);
+  }
   return loaded;
 }
 

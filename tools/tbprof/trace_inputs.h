@@ -17,6 +17,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "converters/chrome_json/chrome_json_to_xspace.h"
+#include "converters/common/step_inference.h"
 #include "converters/raw_capture/raw_capture_to_xspace.h"
 #include "src/xplane/xspace_data.h"
 
@@ -76,6 +77,10 @@ struct LoadOptions {
   uint64_t max_memory_bytes = kAutoLimit;
   // (file bytes consumed, file size), now and then.
   std::function<void(uint64_t, uint64_t)> progress;
+  // `--steps`. kAuto infers steps for traces and captures without step
+  // markers; existing xplane.pb files are left as they are unless kInfer or
+  // kNone is asked for (converters/common/step_inference.h).
+  converters::StepsMode steps = converters::StepsMode::kAuto;
 };
 
 struct LoadedInput {
@@ -91,6 +96,8 @@ struct LoadedInput {
   // capture's host name, or XSpace.hostnames[0].
   std::string host_hint;
   int64_t rank = -1;
+  // Where the steps come from (inferred, markers, none) and a line saying so.
+  converters::StepsResult steps;
 };
 
 // Reads and converts one input into an XSpace. Errors name `path`.

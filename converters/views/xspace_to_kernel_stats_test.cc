@@ -1,6 +1,7 @@
 #include "converters/views/xspace_to_kernel_stats.h"
 
 #include <string>
+#include <vector>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -199,29 +200,158 @@ TEST(XSpaceToKernelStatsTest, LaunchParametersAndOccupancyPassThrough) {
   EXPECT_FLOAT_EQ(r.occupancy_pct(), 37.5f);
 }
 
-TEST(XSpaceToKernelStatsTest, OpNameFallsBackToLevel0AndHloOp) {
+TEST(XSpaceToKernelStatsTest, Level0IsNotAnOpName) {
+  // TensorFlow 2.3-era device events name their op in "level 0", which the
+  // plugin does not read: one row without op name (tf_v100x8_multiworker:
+  // 15 rows, not one per op).
   xplane::XSpaceData space;
   xplane::XSpaceBuilder builder(&space);
   xplane::XPlaneBuilder* gpu = builder.GetOrCreatePlane(xplane::GpuPlaneName(0));
   xplane::XLineBuilder* line = gpu->GetOrCreateLine(1);
-  const uint32_t details = gpu->GetOrCreateStatMetadata(StatType::kKernelDetails);
-  // TensorFlow 2.3-era device event: op annotation in "level 0".
-  xplane::XEventBuilder tf = line->AddEvent(gpu->GetOrCreateEventMetadata("tf_kernel"),
-                                            /*offset_ps=*/0, /*duration_ps=*/1000);
-  tf.AddString(details, kDetails);
-  tf.AddString(gpu->GetOrCreateStatMetadata("level 0"), "model/conv/Conv2D:Conv2D");
-  // XLA kernel: tf_op "XlaModule:" and the HLO op name.
-  xplane::XEventBuilder xla = line->AddEvent(gpu->GetOrCreateEventMetadata("loop_fusion.kd"),
-                                             /*offset_ps=*/2000, /*duration_ps=*/1000);
-  xla.AddString(details, kDetails);
-  xla.AddRef(gpu->GetOrCreateStatMetadata(StatType::kTfOp), "XlaModule:");
-  xla.AddRef(gpu->GetOrCreateStatMetadata(StatType::kHloOp), "loop_fusion");
+  for (int i = 0; i < 3; ++i) {
+    xplane::XEventBuilder tf = line->AddEvent(gpu->GetOrCreateEventMetadata("tf_kernel"),
+                                              /*offset_ps=*/i * 2000, /*duration_ps=*/1000);
+    tf.AddRef(gpu->GetOrCreateStatMetadata(StatType::kKernelDetails),
+              "regs:38 shm:0 grid:160,1,1 block:1024,1,1");
+    tf.AddRef(gpu->GetOrCreateStatMetadata("level 0"),
+              "replica_" + std::to_string(i) + "/conv/Conv2D:Conv2D");
+  }
   builder.Finalize({.normalize_timestamps = false});
 
   KernelStatsDb db = ConvertXSpaceToKernelStatsDb(space);
-  ASSERT_NE(FindReport(db, "tf_kernel", "model/conv/Conv2D"), nullptr);
-  EXPECT_TRUE(FindReport(db, "tf_kernel", "model/conv/Conv2D")->is_op_tensor_core_eligible());
-  EXPECT_NE(FindReport(db, "loop_fusion.kd", "loop_fusion"), nullptr);
+  ASSERT_EQ(db.reports_size(), 1);
+  EXPECT_EQ(db.reports(0).op_name(), "");
+  EXPECT_EQ(db.reports(0).occurrences(), 3u);
+  EXPECT_EQ(db.reports(0).registers_per_thread(), 38u);
+  EXPECT_FALSE(db.reports(0).is_op_tensor_core_eligible());
+}
+
+// Protobuf wire format, for HLO protos in fixtures.
+std::string Varint(uint64_t v) {
+  std::string out;
+  do {
+    out.push_back(static_cast<char>((v & 0x7f) | (v >= 0x80 ? 0x80 : 0)));
+    v >>= 7;
+  } while (v != 0);
+  return out;
+}
+std::string Bytes(uint32_t field, absl::string_view value) {
+  return Varint(field << 3 | 2) + Varint(value.size()) + std::string(value);
+}
+std::string Int(uint32_t field, uint64_t value) { return Varint(field << 3) + Varint(value); }
+// HloInstructionProto{name, opcode, metadata{op_type, op_name}, id}.
+std::string Instruction(absl::string_view name, absl::string_view op_type,
+                        absl::string_view op_name) {
+  return Bytes(1, name) + Bytes(2, "fusion") + Bytes(7, Bytes(1, op_type) + Bytes(2, op_name)) +
+         Int(35, 7);
+}
+// HloProto{hlo_module{name, computations[{name, instructions}]}}.
+std::string HloProtoBytes(absl::string_view module, const std::vector<std::string>& instructions) {
+  std::string computation = Bytes(1, "main");
+  for (const std::string& instruction : instructions) computation += Bytes(2, instruction);
+  return Bytes(1, Bytes(1, module) + Bytes(3, Bytes(1, "fused_computation")) +
+                      Bytes(3, computation));
+}
+
+// Adds a program to the /host:metadata plane as XLA does.
+void AddProgram(xplane::XSpaceBuilder* builder, absl::string_view name, int64_t program_id,
+                const std::string& hlo_proto) {
+  xplane::XPlaneBuilder* metadata = builder->GetOrCreatePlane(xplane::kMetadataPlaneName);
+  xplane::EventMetadata& program =
+      metadata->event_metadata(metadata->GetOrCreateEventMetadata(name));
+  xplane::Stat proto{};
+  proto.metadata_index = metadata->GetOrCreateStatMetadata("Hlo Proto");
+  proto.kind = xplane::StatKind::kBytes;
+  proto.str_id = builder->space()->strings.Intern(hlo_proto);
+  program.stats.push_back(proto);
+  xplane::Stat id{};
+  id.metadata_index = metadata->GetOrCreateStatMetadata(StatType::kProgramId);
+  id.kind = xplane::StatKind::kInt64;
+  id.int64_value = program_id;
+  program.stats.push_back(id);
+}
+
+TEST(XSpaceToKernelStatsTest, XlaKernelsTakeTheirOpFromTheHloProto) {
+  xplane::XSpaceData space;
+  xplane::XSpaceBuilder builder(&space);
+  AddProgram(&builder, "jit_f(1)", /*program_id=*/42,
+             HloProtoBytes("jit_f", {Instruction("fusion.1", "transpose", "x"),
+                                     Instruction("conv.1", "Conv3D", "scope/Conv3D"),
+                                     Instruction("args.1", "XLA_Args", ""),
+                                     Instruction("copy.1", "", ""),
+                                     Instruction("dot.1", "", "jit(f)/dot_general")}));
+  // Same program id again: the first module wins.
+  AddProgram(&builder, "jit_f(2)", /*program_id=*/42,
+             HloProtoBytes("jit_f", {Instruction("fusion.1", "", "other")}));
+  // A module whose wire format is broken is not used.
+  AddProgram(&builder, "jit_g(3)", /*program_id=*/43, std::string("\x0a\x05" "ab"));
+
+  xplane::XPlaneBuilder* gpu = builder.GetOrCreatePlane(xplane::GpuPlaneName(0));
+  xplane::XLineBuilder* line = gpu->GetOrCreateLine(1);
+  int64_t offset_ps = 0;
+  auto add = [&](absl::string_view kernel, absl::string_view hlo_op, int64_t program_id) {
+    xplane::XEventBuilder event =
+        line->AddEvent(gpu->GetOrCreateEventMetadata(kernel), offset_ps, /*duration_ps=*/1000);
+    offset_ps += 2000;
+    event.AddRef(gpu->GetOrCreateStatMetadata(StatType::kKernelDetails), kDetails);
+    event.AddRef(gpu->GetOrCreateStatMetadata(StatType::kTfOp), "XlaModule:");
+    event.AddRef(gpu->GetOrCreateStatMetadata(StatType::kHloOp), hlo_op);
+    if (program_id >= 0) {
+      event.AddInt64(gpu->GetOrCreateStatMetadata(StatType::kProgramId), program_id);
+    }
+  };
+  add("k_transpose", "fusion.1", 42);
+  add("k_nested", "while.1::fusion.1", 42);  // The last name is the instruction.
+  add("k_conv", "conv.1", 42);
+  add("k_args", "args.1", 42);
+  add("k_copy", "copy.1", 42);
+  add("k_dot", "dot.1", 42);
+  add("k_unknown_instruction", "missing.1", 42);
+  add("k_unknown_program", "fusion.1", 99);
+  add("k_no_program_id", "fusion.1", -1);
+  add("k_broken_module", "fusion.1", 43);
+  builder.Finalize({.normalize_timestamps = false});
+
+  KernelStatsDb db = ConvertXSpaceToKernelStatsDb(space);
+  EXPECT_NE(FindReport(db, "k_transpose", "x"), nullptr);
+  EXPECT_NE(FindReport(db, "k_nested", "x"), nullptr);
+  ASSERT_NE(FindReport(db, "k_conv", "scope/Conv3D"), nullptr);
+  EXPECT_TRUE(FindReport(db, "k_conv", "scope/Conv3D")->is_op_tensor_core_eligible());
+  EXPECT_NE(FindReport(db, "k_args", ":XLA_Args"), nullptr);
+  EXPECT_NE(FindReport(db, "k_copy", ""), nullptr);
+  EXPECT_NE(FindReport(db, "k_dot", "jit(f)/dot_general"), nullptr);
+  // Not found: the tf_op's name.
+  EXPECT_NE(FindReport(db, "k_unknown_instruction", "XlaModule"), nullptr);
+  EXPECT_NE(FindReport(db, "k_unknown_program", "XlaModule"), nullptr);
+  EXPECT_NE(FindReport(db, "k_no_program_id", "XlaModule"), nullptr);
+  EXPECT_NE(FindReport(db, "k_broken_module", "XlaModule"), nullptr);
+  EXPECT_EQ(db.reports_size(), 10);
+}
+
+TEST(XSpaceToKernelStatsTest, KeepsTheTop1000AfterGrouping) {
+  // 1500 launches of one kernel and 1001 other kernels: the cut applies to
+  // the grouped rows, so the frequent kernel keeps all its occurrences.
+  xplane::XSpaceData space;
+  xplane::XSpaceBuilder builder(&space);
+  GpuLine stream(&builder, /*ordinal=*/0, /*line_id=*/1);
+  int64_t offset_ps = 0;
+  for (int i = 0; i < 1500; ++i) {
+    stream.Add("frequent", offset_ps, /*duration_ps=*/1000, kDetails);
+    offset_ps += 2000;
+  }
+  for (int i = 1; i <= 1001; ++i) {
+    stream.Add("k" + std::to_string(i), offset_ps, /*duration_ps=*/(i + 1) * 1000, kDetails);
+    offset_ps += (i + 2) * 1000;
+  }
+  builder.Finalize({.normalize_timestamps = false});
+
+  KernelStatsDb db = ConvertXSpaceToKernelStatsDb(space);
+  ASSERT_EQ(db.reports_size(), 1000);
+  EXPECT_EQ(db.reports(0).name(), "frequent");
+  EXPECT_EQ(db.reports(0).occurrences(), 1500u);
+  EXPECT_EQ(db.reports(0).total_duration_ns(), 1500u);
+  EXPECT_EQ(db.reports(1).name(), "k1001");
+  EXPECT_EQ(db.reports(999).name(), "k3");  // k1 and k2 are cut.
 }
 
 TEST(XSpaceToKernelStatsTest, NoGpuPlanesGivesEmptyDb) {

@@ -37,9 +37,11 @@ struct MemEvent {
 
 class HostMemory {
  public:
-  explicit HostMemory(xplane::XSpaceBuilder* builder)
+  explicit HostMemory(xplane::XSpaceBuilder* builder, int64_t line_id = 100)
       : plane_(builder->GetOrCreatePlane(xplane::kHostThreadsPlaneName)),
-        line_(plane_->GetOrCreateLine(/*line_id=*/100)) {}
+        line_(plane_->GetOrCreateLine(line_id)) {}
+
+  xplane::XLineBuilder* line() { return line_; }
 
   void Add(const MemEvent& e) {
     xplane::XEventBuilder event = line_->AddEvent(
@@ -135,6 +137,55 @@ TEST(XSpaceToMemoryProfileTest, SummaryFindsThePeak) {
                 .profile_summary()
                 .peak_bytes_usage_lifetime(),
             8);
+}
+
+TEST(XSpaceToMemoryProfileTest, SummaryFollowsThePluginsVisitOrder) {
+  // The plugin computes the summary while it visits the events line by line
+  // (tf_v100x8_multiworker: lifetime peak 5006386688, the last event's stat,
+  // although another line reached 6208853760).
+  xplane::XSpaceData space;
+  xplane::XSpaceBuilder builder(&space);
+  HostMemory first(&builder, /*line_id=*/50);  // Visited first.
+  MemEvent high = Alloc(/*time_ps=*/3000, /*bytes=*/600, /*address=*/0xA, /*heap_after=*/600);
+  high.peak_bytes = 700;
+  first.Add(high);
+  first.Add(Free(/*time_ps=*/4000, /*bytes=*/600, /*address=*/0xA, /*heap_after=*/0));
+  HostMemory second(&builder, /*line_id=*/100);  // Visited last, earlier in time.
+  MemEvent tie = Alloc(/*time_ps=*/1000, /*bytes=*/600, /*address=*/0xB, /*heap_after=*/600);
+  tie.peak_bytes = 650;
+  second.Add(tie);
+  MemEvent last = Free(/*time_ps=*/2000, /*bytes=*/600, /*address=*/0xB, /*heap_after=*/0);
+  last.peak_bytes = 650;
+  second.Add(last);
+  MemoryProfile profile = Convert(&builder, &space);
+
+  const auto& summary = profile.memory_profile_per_allocator().at("GPU_0_bfc").profile_summary();
+  // The last event visited, not the largest (700).
+  EXPECT_EQ(summary.peak_bytes_usage_lifetime(), 650);
+  // Equal in-use peaks: the later one visited wins, though earlier in time.
+  EXPECT_EQ(summary.peak_stats().peak_bytes_in_use(), 600);
+  EXPECT_EQ(summary.peak_stats_time_ps(), 1000);
+}
+
+TEST(XSpaceToMemoryProfileTest, TimesAreOffsetsInTheirLine) {
+  // jax08_mi300x8_conv: lines with different timestamp_ns; the plugin's
+  // peak time is the event's offset in its own line.
+  xplane::XSpaceData space;
+  xplane::XSpaceBuilder builder(&space);
+  HostMemory early(&builder, /*line_id=*/50);
+  early.line()->SetTimestampNs(1000);
+  early.Add(Alloc(/*time_ps=*/5000, /*bytes=*/100, /*address=*/0xA, /*heap_after=*/100));
+  HostMemory late(&builder, /*line_id=*/100);
+  late.line()->SetTimestampNs(869000);
+  late.Add(Alloc(/*time_ps=*/2000, /*bytes=*/300, /*address=*/0xB, /*heap_after=*/400));
+  MemoryProfile profile = Convert(&builder, &space);
+
+  const PerAllocatorMemoryProfile& gpu = profile.memory_profile_per_allocator().at("GPU_0_bfc");
+  EXPECT_EQ(gpu.profile_summary().peak_stats_time_ps(), 2000);
+  // Snapshots are sorted by these offsets, as the plugin sorts them.
+  ASSERT_EQ(gpu.sampled_timeline_snapshots_size(), 2);
+  EXPECT_EQ(gpu.sampled_timeline_snapshots(0).time_offset_ps(), 2000);
+  EXPECT_EQ(gpu.sampled_timeline_snapshots(1).time_offset_ps(), 5000);
 }
 
 TEST(XSpaceToMemoryProfileTest, TimelineSamplingKeepsThePeak) {

@@ -1,4 +1,4 @@
-#include "converters/views/report_json.h"
+#include "converters/report/report_json.h"
 
 #include <string>
 

@@ -1,4 +1,4 @@
-#include "converters/views/report_html.h"
+#include "converters/report/report_html.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -8,7 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "converters/views/json_text_writer.h"
-#include "converters/views/report_html_assets.h"
+#include "converters/report/report_html_assets.h"
 
 namespace tbprof::views {
 namespace {

@@ -12,13 +12,13 @@
 // with id "render-status" (or "error charts=<n> errors=<k>: <messages>"),
 // which headless browsers can check. All text is inserted as text, never as
 // markup, so names from traces cannot inject HTML.
-#ifndef TBPROF_CONVERTERS_VIEWS_REPORT_HTML_H_
-#define TBPROF_CONVERTERS_VIEWS_REPORT_HTML_H_
+#ifndef TBPROF_CONVERTERS_REPORT_REPORT_HTML_H_
+#define TBPROF_CONVERTERS_REPORT_REPORT_HTML_H_
 
 #include <string>
 #include <vector>
 
-#include "converters/views/report_model.h"
+#include "converters/report/report_model.h"
 
 namespace tbprof::views {
 
@@ -42,4 +42,4 @@ std::string RenderHtmlReportData(const std::string& source,
 
 }  // namespace tbprof::views
 
-#endif  // TBPROF_CONVERTERS_VIEWS_REPORT_HTML_H_
+#endif  // TBPROF_CONVERTERS_REPORT_REPORT_HTML_H_

@@ -1,8 +1,8 @@
-#include "converters/views/report_json.h"
+#include "converters/report/report_json.h"
 
 #include <string>
 
-#include "converters/views/report_test_views.h"
+#include "converters/report/report_test_views.h"
 #include "gmock/gmock.h"
 #include "google/protobuf/struct.pb.h"
 #include "google/protobuf/util/json_util.h"

@@ -1,6 +1,6 @@
 // Hand-filled view protos for the report renderer tests (no XSpace needed).
-#ifndef TBPROF_CONVERTERS_VIEWS_REPORT_TEST_VIEWS_H_
-#define TBPROF_CONVERTERS_VIEWS_REPORT_TEST_VIEWS_H_
+#ifndef TBPROF_CONVERTERS_REPORT_REPORT_TEST_VIEWS_H_
+#define TBPROF_CONVERTERS_REPORT_REPORT_TEST_VIEWS_H_
 
 #include <string>
 
@@ -27,4 +27,4 @@ extern const char kLongKernelName[];
 
 }  // namespace tbprof::views::testing
 
-#endif  // TBPROF_CONVERTERS_VIEWS_REPORT_TEST_VIEWS_H_
+#endif  // TBPROF_CONVERTERS_REPORT_REPORT_TEST_VIEWS_H_

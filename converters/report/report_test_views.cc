@@ -1,4 +1,4 @@
-#include "converters/views/report_test_views.h"
+#include "converters/report/report_test_views.h"
 
 #include "absl/strings/str_cat.h"
 

@@ -1,4 +1,4 @@
-#include "converters/views/report_model.h"
+#include "converters/report/report_model.h"
 
 #include <algorithm>
 #include <cmath>

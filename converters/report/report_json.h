@@ -12,14 +12,14 @@
 // JSON value MessageToJsonString prints with always_print_primitive_fields,
 // i.e. lowerCamelCase field names, int64 values as strings, fields with
 // default values included and Any fields expanded with their "@type".
-#ifndef TBPROF_CONVERTERS_VIEWS_REPORT_JSON_H_
-#define TBPROF_CONVERTERS_VIEWS_REPORT_JSON_H_
+#ifndef TBPROF_CONVERTERS_REPORT_REPORT_JSON_H_
+#define TBPROF_CONVERTERS_REPORT_REPORT_JSON_H_
 
 #include <string>
 
 #include "absl/status/statusor.h"
 #include "converters/views/all_views.h"
-#include "converters/views/report_model.h"
+#include "converters/report/report_model.h"
 
 namespace tbprof::views {
 
@@ -33,4 +33,4 @@ absl::StatusOr<std::string> RenderJsonReport(const ReportInput& input);
 
 }  // namespace tbprof::views
 
-#endif  // TBPROF_CONVERTERS_VIEWS_REPORT_JSON_H_
+#endif  // TBPROF_CONVERTERS_REPORT_REPORT_JSON_H_

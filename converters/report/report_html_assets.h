@@ -1,7 +1,7 @@
 // The stylesheet and script that report_html.cc inlines into every page.
 // Internal to the HTML report; kept apart so the page logic stays readable.
-#ifndef TBPROF_CONVERTERS_VIEWS_REPORT_HTML_ASSETS_H_
-#define TBPROF_CONVERTERS_VIEWS_REPORT_HTML_ASSETS_H_
+#ifndef TBPROF_CONVERTERS_REPORT_REPORT_HTML_ASSETS_H_
+#define TBPROF_CONVERTERS_REPORT_REPORT_HTML_ASSETS_H_
 
 namespace tbprof::views {
 
@@ -15,4 +15,4 @@ extern const char kReportHtmlJs[];
 
 }  // namespace tbprof::views
 
-#endif  // TBPROF_CONVERTERS_VIEWS_REPORT_HTML_ASSETS_H_
+#endif  // TBPROF_CONVERTERS_REPORT_REPORT_HTML_ASSETS_H_

@@ -7,13 +7,13 @@
 // the report uses no double-width characters), long names are shortened
 // (C++ kernel signatures lose their parameter lists and template arguments
 // first, then the middle of the name).
-#ifndef TBPROF_CONVERTERS_VIEWS_REPORT_TEXT_H_
-#define TBPROF_CONVERTERS_VIEWS_REPORT_TEXT_H_
+#ifndef TBPROF_CONVERTERS_REPORT_REPORT_TEXT_H_
+#define TBPROF_CONVERTERS_REPORT_REPORT_TEXT_H_
 
 #include <string>
 
 #include "absl/strings/string_view.h"
-#include "converters/views/report_model.h"
+#include "converters/report/report_model.h"
 
 namespace tbprof::views {
 
@@ -46,4 +46,4 @@ int DisplayWidth(absl::string_view text);
 
 }  // namespace tbprof::views
 
-#endif  // TBPROF_CONVERTERS_VIEWS_REPORT_TEXT_H_
+#endif  // TBPROF_CONVERTERS_REPORT_REPORT_TEXT_H_

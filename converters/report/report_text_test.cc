@@ -1,10 +1,10 @@
-#include "converters/views/report_text.h"
+#include "converters/report/report_text.h"
 
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_split.h"
-#include "converters/views/report_test_views.h"
+#include "converters/report/report_test_views.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 

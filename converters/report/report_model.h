@@ -5,8 +5,8 @@
 // memory peaks with the allocations live at the peak.
 //
 // Building the model never fails; missing views give empty sections.
-#ifndef TBPROF_CONVERTERS_VIEWS_REPORT_MODEL_H_
-#define TBPROF_CONVERTERS_VIEWS_REPORT_MODEL_H_
+#ifndef TBPROF_CONVERTERS_REPORT_REPORT_MODEL_H_
+#define TBPROF_CONVERTERS_REPORT_REPORT_MODEL_H_
 
 #include <cstdint>
 #include <string>
@@ -150,4 +150,4 @@ std::string FormatBytes(int64_t bytes);
 
 }  // namespace tbprof::views
 
-#endif  // TBPROF_CONVERTERS_VIEWS_REPORT_MODEL_H_
+#endif  // TBPROF_CONVERTERS_REPORT_REPORT_MODEL_H_

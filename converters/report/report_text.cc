@@ -1,4 +1,4 @@
-#include "converters/views/report_text.h"
+#include "converters/report/report_text.h"
 
 #include <algorithm>
 #include <cmath>

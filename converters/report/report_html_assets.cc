@@ -1,4 +1,4 @@
-#include "converters/views/report_html_assets.h"
+#include "converters/report/report_html_assets.h"
 
 namespace tbprof::views {
 

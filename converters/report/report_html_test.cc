@@ -1,10 +1,10 @@
-#include "converters/views/report_html.h"
+#include "converters/report/report_html.h"
 
 #include <string>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "converters/views/report_test_views.h"
+#include "converters/report/report_test_views.h"
 #include "gmock/gmock.h"
 #include "google/protobuf/struct.pb.h"
 #include "google/protobuf/util/json_util.h"

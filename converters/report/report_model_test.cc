@@ -1,8 +1,8 @@
-#include "converters/views/report_model.h"
+#include "converters/report/report_model.h"
 
 #include <string>
 
-#include "converters/views/report_test_views.h"
+#include "converters/report/report_test_views.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 

@@ -105,7 +105,7 @@ def annotations():
 
 def rank3():
   props = dict(H100, id=3)
-  return steps_with(lambda s: [('nccl_like_gemm_kernel', 100, 300)], device=3), [props]
+  return steps_with(lambda s: [('sgemm_rank3_kernel', 100, 300)], device=3), [props]
 
 
 def memory_without_addr():

@@ -366,3 +366,93 @@ def test_multi_host_kernel_stats_add_up(converted):
   rest = theirs - must
   assert not rest - collections.Counter(_row_of_report(r) for r in tied), (
       f'rows only in xprof: {list(rest)[:3]}')
+
+
+# ----------------------------------------------------------------------------
+# Regressions: what the real plugin revealed (docs/views.md, "Checked by the
+# real plugin"). Each converts one fixture of testdata/chrome_json (made by
+# make_judge_fixtures.py) and asks xprof.
+
+FIXTURES = REPO / 'testdata' / 'chrome_json'
+
+
+def _convert_one(tmp_path, name):
+  return conftest.convert(FIXTURES / name, tmp_path / 'logdir', run='r')
+
+
+def _kernel_totals_us(paths):
+  totals = collections.Counter()
+  for row in xprof_kernel_stats(paths):
+    totals[row['kernel_name']] += row['total_duration_us']
+  return totals
+
+
+def test_pdl_overlapping_kernels_keep_their_durations(tmp_path):
+  """Kernels that overlap on one stream are not cut: xprof sums true times."""
+  paths = _convert_one(tmp_path, 'pdl_overlapping_kernels.json')
+  totals = _kernel_totals_us(paths)
+  assert totals['gemm_a_pdl_kernel'] == pytest.approx(3 * 300.0)
+  assert totals['gemm_b_pdl_kernel'] == pytest.approx(3 * 400.0)
+  inspect = conftest.inspect_json(paths[0])
+  lines = [l['name'] for p in inspect['planes'] for l in p['line_list']]
+  assert 'Stream #7 (overlapping)' in lines
+  assert any('overlapping' in n for n in inspect['notes'])
+
+
+def test_gpu_annotations_and_syncs_are_not_device_time(tmp_path):
+  """GPU-side annotation copies and sync waits stretch no step, count as no op."""
+  paths = _convert_one(tmp_path, 'gpu_annotations.json')
+  rows, _ = xprof_steps(paths)
+  # Each step's device work is conv 100..300 and relu 310..350: 250 us.
+  assert [r['stepTimeMs'] for r in rows] == [pytest.approx(0.25, abs=MS_TOL)] * 3
+  ops = _rows(conftest.xprof_json(paths, 'framework_op_stats')[0])
+  device_ops = {r['operation'] for r in ops if r['host_or_device'] == 'Device'}
+  assert not device_ops & {'forward', 'Device Synchronize', 'ProfilerStep#1'}, device_ops
+  # The trace viewer still shows them.
+  data, _ = conftest.xprof_tool(paths, 'trace_viewer@')
+  text = data.decode() if isinstance(data, bytes) else data
+  assert 'Device Synchronize' in text and '"forward"' in text
+
+
+def test_rank_n_trace_shows_what_rank_0_shows(tmp_path):
+  """A one-GPU trace of rank 3 (/device:GPU:3) loses nothing in xprof."""
+  rank3 = json.loads((FIXTURES / 'rank3_single_gpu.json').read_text())
+  rank0 = json.loads(json.dumps(rank3).replace('"device": 3', '"device": 0'))
+  for ev in rank0['traceEvents']:
+    if ev.get('cat') == 'kernel':
+      ev['pid'] = 0
+  rank0['deviceProperties'][0]['id'] = 0
+  (tmp_path / 'rank0.json').write_text(json.dumps(rank0))
+  p3 = conftest.convert(FIXTURES / 'rank3_single_gpu.json', tmp_path / 'l3', run='r')
+  p0 = conftest.convert(tmp_path / 'rank0.json', tmp_path / 'l0', run='r')
+  assert conftest.xprof_tool_names(p3) == conftest.xprof_tool_names(p0)
+  steps3, steps0 = xprof_steps(p3)[0], xprof_steps(p0)[0]
+  assert len(steps3) == 3 and steps3 == steps0
+  k3 = [(r['kernel_name'], r['occurrences'], r['total_duration_us']) for r in xprof_kernel_stats(p3)]
+  k0 = [(r['kernel_name'], r['occurrences'], r['total_duration_us']) for r in xprof_kernel_stats(p0)]
+  assert k3 == k0 and k3
+  assert any('rank N' in n for n in conftest.inspect_json(p3[0])['notes'])
+
+
+def test_memory_without_addr_is_said_to_be_unattributable(tmp_path):
+  paths = _convert_one(tmp_path, 'memory_without_addr.json')
+  warnings = conftest.inspect_json(paths[0])['warnings']
+  assert any(w.startswith('memory events without an address') for w in warnings), warnings
+  text = conftest.run_tbprof('report', paths[0], '--quiet').stdout
+  assert 'not attributable' in text
+  # The peak itself is still xprof's.
+  theirs = conftest.xprof_json(paths, 'memory_profile')['memoryProfilePerAllocator']
+  mine = conftest.report_json(paths[0])['memory_profile']['memoryProfilePerAllocator']
+  for name, t in theirs.items():
+    assert t['profileSummary']['peakStats'] == mine[name]['profileSummary']['peakStats']
+
+
+def test_first_and_last_step_dropped_like_xprof(tmp_path):
+  """More than 5 steps: xprof drops the first and last; so does tbprof."""
+  trace = SHARED / 'kineto' / 'resnet50_v100_dataloader_workers0.pt.trace.json.gz'
+  if not trace.exists():
+    pytest.skip('shared testdata missing')
+  kept = conftest.run_tbprof('report', trace, '--json', '--keep-all-steps', '--quiet').stdout
+  assert len(json.loads(kept)['input_pipeline']['stepDetails']) == 6
+  dropped = conftest.report_json(trace)
+  assert len(dropped['input_pipeline']['stepDetails']) == 4

@@ -1,19 +1,27 @@
 #!/usr/bin/env bash
-# Conversion benchmark: tbprof convert vs Python's json.load on the same file.
+# Conversion benchmark: tbprof convert vs the floor, json.load and the peers.
 #
-# Builds tbprof and tbprof_scale_trace (Release), scales a real Kineto trace
-# to >= TARGET MB of JSON, then in one run measures wall time and peak RSS of
-#   python3 json.load(F)                      (the baseline)
+# Builds tbprof, tbprof_scale_trace and tbprof_floor (Release), scales a real
+# Kineto trace to >= TARGET MB of JSON, then in one run measures wall time,
+# CPU time (user + sys) and peak RSS of
+#   python3 json.load(F)                      (the Python baseline)
+#   tbprof_floor F, F.gz                      (the floor: ISA-L inflate +
+#                                              simdjson On-Demand visiting
+#                                              every field, tools/bench/floor_main.cc)
 #   tbprof convert F [--no-views]             (plain JSON input)
 #   tbprof convert F.gz [--no-views]          (the same trace gzip-compressed)
 #   tbprof convert F  (with views)            (when the CLI has --no-views)
-# and prints a table with MB/s, seconds, peak RSS and the ratios the quality
-# bars are stated in. Results also go to docs/benchmarks.md.
+#   HTA and torch-tb-profiler on F.gz         (tools/bench/peers.py, in the
+#                                              bench venv; --no-peers skips)
+# on the scaled trace and again on the original (unscaled) input, and prints
+# tables with every figure also as a ratio to the floor and to json.load,
+# plus the quality bars. Results also go to docs/benchmarks.md.
 #
-# Bars (docs/benchmarks.md): conversion >= 5x faster than json.load (goal
-# 10x); peak RSS <= 0.6 x the uncompressed JSON size; computing all views
-# adds <= 30% to conversion time. Only with --check does a failed bar make
-# the script exit non-zero.
+# Bars (docs/benchmarks.md, DESIGN.md "Speed"): conversion >= 5x faster than
+# json.load (goal 10x); peak RSS <= 0.6 x the uncompressed JSON size;
+# computing all views adds <= 30% to conversion time; the default convert
+# (all views) within 2x of the floor; the default convert >= 30x faster than
+# HTA. Only with --check does a failed bar make the script exit non-zero.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -30,6 +38,12 @@ JOBS=2
 CMAKE_ARGS=()
 TBPROF=""
 SCALER=""
+FLOOR=""
+PEERS=1
+PEER_TIMEOUT=600
+PEER_RUNS=1
+PEERS_VENV="$ROOT/build/bench-venv"
+ORIGINAL=1
 
 usage() {
   cat <<EOF
@@ -44,6 +58,13 @@ usage: scripts/benchmark.sh [options] [BUILD_DIR]
   --cmake-arg ARG   extra argument for the cmake configure step (repeatable)
   --tbprof PATH     use this tbprof binary (implies --no-build unless --scaler is missing)
   --scaler PATH     use this tbprof_scale_trace binary
+  --floor PATH      use this tbprof_floor binary
+  --no-peers        do not run HTA and torch-tb-profiler
+  --peer-timeout S  seconds each peer may take per trace and run (default: 600)
+  --peer-runs N     run each peer N times, report the fastest (default: 1)
+  --peers-venv DIR  venv with the peers (default: build/bench-venv, made by
+                    scripts/python_envs.sh bench when missing)
+  --no-original     measure only the scaled trace, not also the original input
   --no-doc          do not update docs/benchmarks.md
   --check           exit 1 when a quality bar fails
 EOF
@@ -61,6 +82,12 @@ while [[ $# -gt 0 ]]; do
     --cmake-arg) CMAKE_ARGS+=("$2"); shift 2 ;;
     --tbprof) TBPROF="$2"; shift 2 ;;
     --scaler) SCALER="$2"; shift 2 ;;
+    --floor) FLOOR="$2"; shift 2 ;;
+    --no-peers) PEERS=0; shift ;;
+    --peer-timeout) PEER_TIMEOUT="$2"; shift 2 ;;
+    --peer-runs) PEER_RUNS="$2"; shift 2 ;;
+    --peers-venv) PEERS_VENV="$2"; shift 2 ;;
+    --no-original) ORIGINAL=0; shift ;;
     --no-doc) WRITE_DOC=0; shift ;;
     --check) CHECK=1; shift ;;
     -h|--help) usage; exit 0 ;;
@@ -91,18 +118,39 @@ if [[ $BUILD -eq 1 ]]; then
       "${CMAKE_ARGS[@]}" >"$BUILD_DIR/benchmark-build.log" 2>&1; then
     tail -n 30 "$BUILD_DIR/benchmark-build.log" >&2; log "configure failed"; exit 2
   fi
-  log "building tbprof tbprof_scale_trace"
+  log "building tbprof tbprof_scale_trace tbprof_floor"
   if ! CCACHE_NOHASHDIR=1 cmake --build "$BUILD_DIR" --target tbprof tbprof_scale_trace \
       -j "$JOBS" >>"$BUILD_DIR/benchmark-build.log" 2>&1; then
     grep -E 'error|FAILED' "$BUILD_DIR/benchmark-build.log" | head -n 20 >&2
     log "build failed (full log: $BUILD_DIR/benchmark-build.log)"; exit 2
   fi
+  # Optional: needs libisal-dev and libsimdjson-dev (tools/bench/CMakeLists.txt).
+  if ! CCACHE_NOHASHDIR=1 cmake --build "$BUILD_DIR" --target tbprof_floor \
+      -j "$JOBS" >>"$BUILD_DIR/benchmark-build.log" 2>&1; then
+    log "tbprof_floor not built (needs libisal-dev and libsimdjson-dev): no floor rows"
+  fi
 fi
 TBPROF="${TBPROF:-$BUILD_DIR/tools/tbprof/tbprof}"
 SCALER="${SCALER:-$BUILD_DIR/tools/bench/tbprof_scale_trace}"
+FLOOR="${FLOOR:-$BUILD_DIR/tools/bench/tbprof_floor}"
 for bin in "$TBPROF" "$SCALER"; do
   [[ -x "$bin" ]] || { echo "benchmark.sh: $bin is missing (build it or drop --no-build)" >&2; exit 2; }
 done
+[[ -x "$FLOOR" ]] || { log "no $FLOOR: the floor is not measured"; FLOOR=""; }
+
+# ---------------------------------------------------------------- peers' venv
+PEERS_PY=""
+if [[ $PEERS -eq 1 ]]; then
+  if [[ ! -x "$PEERS_VENV/bin/python" ]]; then
+    log "making the peers' venv $PEERS_VENV (scripts/python_envs.sh bench)"
+    venv_build="$(dirname "$PEERS_VENV")"
+    if [[ "$(basename "$PEERS_VENV")" != bench-venv ]] ||
+        ! BUILD_DIR="$venv_build" "$ROOT/scripts/python_envs.sh" bench >&2; then
+      log "no peers' venv at $PEERS_VENV: peers not measured"
+    fi
+  fi
+  [[ -x "$PEERS_VENV/bin/python" ]] && PEERS_PY="$PEERS_VENV/bin/python"
+fi
 
 # ---------------------------------------------------------------- inputs
 mkdir -p "$WORK_DIR"
@@ -117,9 +165,18 @@ make_scaled() {  # output
 }
 make_scaled "$JSON"
 make_scaled "$JSON_GZ"
-JSON_BYTES=$(stat -c %s "$JSON")
-GZ_BYTES=$(stat -c %s "$JSON_GZ")
-JSON_MB=$(awk -v b="$JSON_BYTES" 'BEGIN { printf "%.1f", b / 1e6 }')
+# The original input, plain and gzip, for the second table.
+if [[ "$(head -c 2 "$INPUT" | od -An -tx1 | tr -d ' \n')" == 1f8b ]]; then
+  ORIG_GZ="$INPUT"; ORIG_JSON="$WORK_DIR/${base}_original.json"
+  if [[ $ORIGINAL -eq 1 && ( ! -s "$ORIG_JSON" || "$ORIG_JSON" -ot "$INPUT" ) ]]; then
+    gzip -dc "$INPUT" >"$ORIG_JSON.tmp" && mv "$ORIG_JSON.tmp" "$ORIG_JSON"
+  fi
+else
+  ORIG_JSON="$INPUT"; ORIG_GZ="$WORK_DIR/${base}_original.json.gz"
+  if [[ $ORIGINAL -eq 1 && ( ! -s "$ORIG_GZ" || "$ORIG_GZ" -ot "$INPUT" ) ]]; then
+    gzip -6 -c "$INPUT" >"$ORIG_GZ.tmp" && mv "$ORIG_GZ.tmp" "$ORIG_GZ"
+  fi
+fi
 cat "$JSON" "$JSON_GZ" >/dev/null  # Same warm page cache for every contender.
 
 # ---------------------------------------------------------------- measure
@@ -130,7 +187,14 @@ grep -q -- '--quiet' <<<"$HELP" && CONVERT_FLAGS+=(--quiet)
 HAS_NO_VIEWS=0
 grep -q -- '--no-views' <<<"$HELP" && HAS_NO_VIEWS=1
 
-ROWS=()  # "name|input|wall_s|rss_kb|cpu_s"
+ROWS="$WORK_DIR/rows.jsonl"  # One JSON object per measured row.
+: >"$ROWS"
+TABLE=""                     # Which table the rows go to: scaled or original.
+add_row() {  # JSON object text (without table), appended with "table"
+  python3 -c 'import json, sys; r = json.loads(sys.argv[1]); r["table"] = sys.argv[2]; print(json.dumps(r))' \
+    "$1" "$TABLE" >>"$ROWS"
+}
+
 measure() {  # name input_label command...
   local name="$1" label="$2"; shift 2
   local best_s="" best_cpu="" best_kb=0 r s kb user sys
@@ -147,77 +211,181 @@ measure() {  # name input_label command...
     (( kb > best_kb )) && best_kb=$kb
   done
   log "$name ($label): ${best_s}s wall, ${best_cpu}s CPU, peak RSS $((best_kb * 1024 / 1000000)) MB"
-  ROWS+=("$name|$label|$best_s|$best_kb|$best_cpu")
+  add_row "{\"name\": \"$name\", \"input\": \"$label\", \"status\": \"ok\", \"wall_s\": $best_s, \"cpu_s\": $best_cpu, \"peak_rss_bytes\": $((best_kb * 1024))}"
 }
 
-LOGDIR="$WORK_DIR/logdir"
-rm -rf "$LOGDIR"
-log "measuring ($RUNS run(s) each; JSON is $JSON_MB MB)"
-measure "python3 json.load" "json" python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$JSON"
-if [[ $HAS_NO_VIEWS -eq 1 ]]; then
-  measure "tbprof convert --no-views" "json" "$TBPROF" convert "$JSON" --logdir "$LOGDIR" "${CONVERT_FLAGS[@]}" --no-views
-  measure "tbprof convert --no-views" "json.gz" "$TBPROF" convert "$JSON_GZ" --logdir "$LOGDIR" "${CONVERT_FLAGS[@]}" --no-views
-  measure "tbprof convert (all views)" "json" "$TBPROF" convert "$JSON" --logdir "$LOGDIR" "${CONVERT_FLAGS[@]}"
-  measure "tbprof convert (all views)" "json.gz" "$TBPROF" convert "$JSON_GZ" --logdir "$LOGDIR" "${CONVERT_FLAGS[@]}"
-else
-  log "tbprof convert has no --no-views switch: measuring its default only"
-  measure "tbprof convert" "json" "$TBPROF" convert "$JSON" --logdir "$LOGDIR" "${CONVERT_FLAGS[@]}"
-  measure "tbprof convert" "json.gz" "$TBPROF" convert "$JSON_GZ" --logdir "$LOGDIR" "${CONVERT_FLAGS[@]}"
-fi
-XPLANE_BYTES=$(find "$LOGDIR" -name '*.xplane.pb' -printf '%s\n' 2>/dev/null | sort -n | tail -n 1)
+measure_floor() {  # input_label file
+  [[ -n "$FLOOR" ]] || return 0
+  local out
+  if ! out="$("$FLOOR" "$2" --json --repeat "$RUNS" 2>"$WORK_DIR/last.log")"; then
+    log "FAILED: $FLOOR $2"; cat "$WORK_DIR/last.log" >&2; exit 1
+  fi
+  add_row "$(python3 -c 'import json, sys
+r = json.loads(sys.argv[1])
+print(json.dumps(dict(r, name="floor", input=sys.argv[2], status="ok",
+                      wall_s=r["floor_s"], cpu_s=r["floor_cpu_s"])))' "$out" "$1")"
+  log "floor ($1): $(python3 -c 'import json, sys; r = json.loads(sys.argv[1]); print("%.3fs (inflate %s, parse %.3fs, 2-core bound %.3fs)" % (r["floor_s"], "%.3fs" % r["inflate_s"] if "inflate_s" in r else "-", r["parse_s"], r["bound_s"]))' "$out")"
+}
+
+measure_peers() {  # gzip file
+  [[ $PEERS -eq 1 ]] || return 0
+  if [[ -z "$PEERS_PY" ]]; then
+    add_row '{"name": "HTA", "input": "json.gz", "status": "not run", "message": "no bench venv"}'
+    return 0
+  fi
+  local line
+  log "peers on $(basename "$1") (timeout ${PEER_TIMEOUT}s each)"
+  while IFS= read -r line; do
+    [[ "$line" == "{"* ]] || continue
+    add_row "$(python3 -c 'import json, sys
+r = json.loads(sys.argv[1])
+r["name"] = {"hta": "HTA", "tb_profiler": "torch-tb-profiler"}[r["tool"]]
+r["input"] = "json.gz"
+print(json.dumps(r))' "$line")"
+    log "  $line"
+  done < <("$PEERS_PY" "$ROOT/tools/bench/peers.py" --json --tools hta,tb_profiler \
+             --timeout "$PEER_TIMEOUT" --runs "$PEER_RUNS" "$1")
+}
+
+bench_trace() {  # table json json_gz
+  TABLE="$1"
+  local json="$2" gz="$3" logdir="$WORK_DIR/logdir"
+  rm -rf "$logdir"
+  cat "$json" "$gz" >/dev/null
+  log "[$TABLE] measuring ($RUNS run(s) each; JSON is $(awk -v b="$(stat -c %s "$json")" 'BEGIN { printf "%.1f", b / 1e6 }') MB)"
+  measure "python3 json.load" "json" python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$json"
+  measure_floor "json" "$json"
+  measure_floor "json.gz" "$gz"
+  if [[ $HAS_NO_VIEWS -eq 1 ]]; then
+    measure "tbprof convert --no-views" "json" "$TBPROF" convert "$json" --logdir "$logdir" "${CONVERT_FLAGS[@]}" --no-views
+    measure "tbprof convert --no-views" "json.gz" "$TBPROF" convert "$gz" --logdir "$logdir" "${CONVERT_FLAGS[@]}" --no-views
+    measure "tbprof convert (all views)" "json" "$TBPROF" convert "$json" --logdir "$logdir" "${CONVERT_FLAGS[@]}"
+    measure "tbprof convert (all views)" "json.gz" "$TBPROF" convert "$gz" --logdir "$logdir" "${CONVERT_FLAGS[@]}"
+  else
+    log "tbprof convert has no --no-views switch: measuring its default only"
+    measure "tbprof convert" "json" "$TBPROF" convert "$json" --logdir "$logdir" "${CONVERT_FLAGS[@]}"
+    measure "tbprof convert" "json.gz" "$TBPROF" convert "$gz" --logdir "$logdir" "${CONVERT_FLAGS[@]}"
+  fi
+  local xplane
+  xplane=$(find "$logdir" -name '*.xplane.pb' -printf '%s\n' 2>/dev/null | sort -n | tail -n 1)
+  add_row "{\"name\": \"_files\", \"json_bytes\": $(stat -c %s "$json"), \"gz_bytes\": $(stat -c %s "$gz"), \"xplane_bytes\": ${xplane:-0}, \"file\": \"$(basename "$json")\"}"
+  measure_peers "$gz"
+}
+
+LOAD_BEFORE="$(cut -d' ' -f1-3 /proc/loadavg)"
+bench_trace scaled "$JSON" "$JSON_GZ"
+[[ $ORIGINAL -eq 1 ]] && bench_trace original "$ORIG_JSON" "$ORIG_GZ"
 
 # ---------------------------------------------------------------- report
-REPORT="$(python3 - "$JSON_BYTES" "$GZ_BYTES" "$HAS_NO_VIEWS" "${XPLANE_BYTES:-0}" "${ROWS[@]}" \
-  2>"$WORK_DIR/bars.txt" <<'EOF'
-import sys
-json_bytes, gz_bytes, has_no_views, xplane_bytes = (int(x) for x in sys.argv[1:5])
-rows = [r.split("|") for r in sys.argv[5:]]
-mb = json_bytes / 1e6
-base_s, base_cpu = float(rows[0][2]), float(rows[0][4])
-lines = ["| step | input | wall s | MB/s (of JSON) | peak RSS MB | speedup vs json.load | RSS / JSON size | CPU s (user+sys) | CPU-time speedup |",
-         "|---|---|---:|---:|---:|---:|---:|---:|---:|"]
-by = {}
-for name, label, s, kb, cpu in rows:
-    s, rss_bytes, cpu = float(s), int(kb) * 1024, float(cpu)
-    by[(name, label)] = (s, rss_bytes)
-    python = name.startswith("python")
-    speed = "1.0x" if python else "%.1fx" % (base_s / max(s, 0.005))
-    cpu_speed = "1.0x" if python else "%.1fx" % (base_cpu / max(cpu, 0.005))
-    lines.append("| %s | %s | %.2f | %.0f | %.0f | %s | %.2f | %.2f | %s |" % (
-        name, label, s, mb / max(s, 0.005), rss_bytes / 1e6, speed, rss_bytes / json_bytes,
-        cpu, cpu_speed))
+REPORT="$(python3 - "$ROWS" "$HAS_NO_VIEWS" "$PEER_TIMEOUT" 2>"$WORK_DIR/bars.txt" <<'EOF'
+import json, sys
+rows_path, has_no_views, peer_timeout = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+rows = [json.loads(l) for l in open(rows_path) if l.strip()]
 convert = "tbprof convert --no-views" if has_no_views else "tbprof convert"
-conv_s = by[(convert, "json")][0]
-speedup = base_s / max(conv_s, 0.005)
-rss_ratio = max(rss for (name, _), (_, rss) in by.items() if name.startswith("tbprof")) / json_bytes
-bars = [("conversion speed vs json.load (>= 5x, goal 10x)", "%.1fx" % speedup, speedup >= 5)]
-bars.append(("peak RSS / JSON size (<= 0.6)", "%.2f" % rss_ratio, rss_ratio <= 0.6))
-if has_no_views:
-    views_s = by[("tbprof convert (all views)", "json")][0]
-    extra = views_s / max(conv_s, 0.005) - 1
-    bars.append(("time added by all views (<= 30%)", "%.0f%%" % (100 * extra), extra <= 0.30))
-else:
-    bars.append(("time added by all views (<= 30%)", "not measured (no --no-views switch)", True))
-lines += ["", "| bar | measured | result |", "|---|---:|---|"]
-lines += ["| %s | %s | %s |" % (b, m, "pass" if ok else "**FAIL**") for b, m, ok in bars]
-lines += ["", "JSON: %.1f MB (gzip %.1f MB); xplane.pb written: %.1f MB." % (
-    mb, gz_bytes / 1e6, xplane_bytes / 1e6)]
-print("\n".join(lines))
-print("BARS_FAILED=%d" % sum(1 for _, _, ok in bars if not ok), file=sys.stderr)
+default = "tbprof convert (all views)" if has_no_views else "tbprof convert"
+
+def ratio(x):
+    return "%.1fx" % x if x >= 0.95 else "%.2fx" % x
+
+out, failed = [], 0
+for table in ("scaled", "original"):
+    trows = [r for r in rows if r["table"] == table]
+    if not trows:
+        continue
+    files = next(r for r in trows if r["name"] == "_files")
+    trows = [r for r in trows if r["name"] != "_files"]
+    json_bytes = files["json_bytes"]; mb = json_bytes / 1e6
+    by = {(r["name"], r["input"]): r for r in trows}
+    base = by[("python3 json.load", "json")]
+    floors = {k[1]: r for k, r in by.items() if k[0] == "floor"}
+    title = ("scaled trace, %.1f MB of JSON" if table == "scaled" else "original trace, %.1f MB of JSON") % mb
+    out += ["#### %s (%s; gzip %.1f MB)" % (title, files["file"], files["gz_bytes"] / 1e6), ""]
+    out += ["| step | input | wall s | CPU s | peak RSS MB | MB/s (of JSON) | wall / floor | CPU / floor | speedup vs json.load | CPU speedup vs json.load | RSS / JSON |",
+            "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for r in trows:
+        name = {"floor": "floor: ISA-L inflate + simdjson On-Demand",
+                "HTA": "HTA: load + temporal + kernel breakdown",
+                "torch-tb-profiler": "torch-tb-profiler: loader + overview"}.get(r["name"], r["name"])
+        if r["status"] != "ok":
+            msg = r.get("message", "").replace("|", "/")
+            out.append("| %s | %s | %s | | | | | | | | |" % (name, r["input"], "**%s**: %s" % (r["status"], msg)))
+            continue
+        s, cpu, rss = r["wall_s"], r["cpu_s"], r["peak_rss_bytes"]
+        f = floors.get(r["input"])
+        fw = ratio(s / f["wall_s"]) if f else "-"
+        fc = ratio(cpu / f["cpu_s"]) if f else "-"
+        out.append("| %s | %s | %.2f | %.2f | %.0f | %.0f | %s | %s | %s | %s | %.2f |" % (
+            name, r["input"], s, cpu, rss / 1e6, mb / max(s, 0.005), fw, fc,
+            ratio(base["wall_s"] / max(s, 0.005)), ratio(base["cpu_s"] / max(cpu, 0.005)),
+            rss / json_bytes))
+    notes = []
+    for label, f in sorted(floors.items()):
+        parts = ["%s: read %.3f s" % (label, f["read_s"])] if "read_s" in f else [
+            "%s: inflate alone %.3f s, inflate into buffer %.3f s" % (label, f["inflate_s"], f["inflate_to_buffer_s"])]
+        parts.append("parse %.3f s (%d events, %d fields)" % (f["parse_s"], f["events"], f["fields"]))
+        parts.append("2-core bound %.3f s" % f["bound_s"])
+        notes.append(", ".join(parts))
+    for r in trows:
+        if r["name"] in ("HTA", "torch-tb-profiler") and r["status"] == "ok":
+            notes.append("%s: %s (work only; interpreter start and imports, %.2f s, not counted)" % (
+                r["name"], r["summary"], r["setup_s"]))
+    out += [""] + ["- " + n for n in notes]
+
+    bars = []
+    conv_s = by[(convert, "json")]["wall_s"]
+    if table == "scaled":
+        speedup = base["wall_s"] / max(conv_s, 0.005)
+        bars.append(("conversion speed vs json.load (>= 5x, goal 10x)", "%.1fx" % speedup, speedup >= 5))
+        rss_ratio = max(r["peak_rss_bytes"] for (n, _), r in by.items()
+                        if n.startswith("tbprof")) / json_bytes
+        bars.append(("peak RSS / JSON size (<= 0.6)", "%.2f" % rss_ratio, rss_ratio <= 0.6))
+        if has_no_views:
+            extra = by[(default, "json")]["wall_s"] / max(conv_s, 0.005) - 1
+            bars.append(("time added by all views (<= 30%)", "%.0f%%" % (100 * extra), extra <= 0.30))
+        else:
+            bars.append(("time added by all views (<= 30%)", "not measured (no --no-views switch)", True))
+    for label in ("json", "json.gz"):
+        f = floors.get(label)
+        if f:
+            x = by[(default, label)]["wall_s"] / f["wall_s"]
+            b = by[(default, label)]["wall_s"] / f["bound_s"]
+            bars.append(("default convert (%s) within 2x of the floor" % label,
+                         "%.1fx (%.1fx the 2-core bound)" % (x, b), x <= 2))
+    hta = by.get(("HTA", "json.gz"))
+    mine = by[(default, "json.gz")]["wall_s"]
+    if hta and hta["status"] == "ok":
+        x = hta["wall_s"] / mine
+        xc = hta["cpu_s"] / by[(default, "json.gz")]["cpu_s"]
+        bars.append(("default convert (json.gz) >= 30x faster than HTA",
+                     "%.1fx (CPU time: %.1fx)" % (x, xc), x >= 30))
+    elif hta and hta["status"] == "timed out":
+        x = peer_timeout / mine
+        bars.append(("default convert (json.gz) >= 30x faster than HTA",
+                     "> %.0fx (HTA timed out)" % x, x >= 30))
+    elif hta:
+        bars.append(("default convert (json.gz) >= 30x faster than HTA",
+                     "not measured (HTA %s)" % hta["status"], False))
+    out += ["", "| bar (%s trace) | measured | result |" % table, "|---|---:|---|"]
+    out += ["| %s | %s | %s |" % (b, m, "pass" if ok else "**FAIL**") for b, m, ok in bars]
+    failed += sum(1 for _, _, ok in bars if not ok)
+    out += ["", "xplane.pb written: %.1f MB." % (files["xplane_bytes"] / 1e6), ""]
+print("\n".join(out).rstrip())
+print("BARS_FAILED=%d" % failed, file=sys.stderr)
 EOF
 )"
 BARS_FAILED=$(sed -n 's/^BARS_FAILED=//p' "$WORK_DIR/bars.txt")
+[[ -n "$BARS_FAILED" ]] || { cat "$WORK_DIR/bars.txt" >&2; log "report failed"; exit 1; }
 
 cpu="$(lscpu 2>/dev/null | sed -n 's/^Model name: *//p' | head -n 1)"
 mem="$(free -g | awk '/^Mem:/ { print $2 " GB total, " $7 " GB available" }')"
-load="$(cut -d' ' -f1-3 /proc/loadavg)"
 tbprof_build="$(cd "$(dirname "$TBPROF")/../.." && pwd)"
 build_type="$(sed -n 's/^CMAKE_BUILD_TYPE:[A-Z]*=//p' "$tbprof_build/CMakeCache.txt" 2>/dev/null || true)"
 commit="$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)"
+JSON_MB=$(awk -v b="$(stat -c %s "$JSON")" 'BEGIN { printf "%.1f", b / 1e6 }')
 SNIPPET="### $(date '+%Y-%m-%d %H:%M %Z') — $(basename "$INPUT") scaled to $JSON_MB MB
 
-Machine: $(nproc) cores (${cpu:-unknown CPU}), $mem; load average before the run: $load.
-tbprof: ${TBPROF#$ROOT/} (${build_type:-unknown} build), commit $commit (plus uncommitted changes, if any). Runs per measurement: $RUNS (fastest kept).
+Machine: $(nproc) cores (${cpu:-unknown CPU}), $mem; load average before the run: $LOAD_BEFORE.
+tbprof: ${TBPROF#$ROOT/} (${build_type:-unknown} build), commit $commit (plus uncommitted changes, if any). Runs per measurement: $RUNS (fastest kept; peers: $PEER_RUNS, timeout ${PEER_TIMEOUT} s each).
 
 $REPORT"
 

@@ -9,6 +9,7 @@
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "src/base/output_file.h"
 #include "src/base/status_macros.h"
+#include "src/xplane/xspace_wire_reader.h"
 
 namespace tbprof::xplane {
 namespace {
@@ -527,15 +528,8 @@ absl::Status WriteXSpaceData(const XSpaceData& data, AtomicOutputFile* file) {
 }
 
 absl::StatusOr<XSpaceData> ParseXSpaceData(absl::string_view bytes, absl::string_view source) {
-  pb::XSpace proto;
-  if (bytes.size() > static_cast<size_t>(std::numeric_limits<int>::max()) ||
-      !proto.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
-    return absl::DataLossError(absl::StrCat(source, ": not a valid XSpace protobuf (",
-                                            bytes.size(), " bytes could not be parsed)"));
-  }
-  XSpaceData data;
-  ConvertXSpaceProtoToData(proto, &data);
-  return data;
+  std::unique_ptr<XSpaceInput> input = XSpaceInput::FromBytes(bytes, source);
+  return ParseXSpaceInput(input.get());
 }
 
 }  // namespace tbprof::xplane

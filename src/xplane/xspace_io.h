@@ -19,7 +19,8 @@ class AtomicOutputFile;
 
 namespace tbprof::xplane {
 
-// Copies a protobuf XSpace into `out` (which must be empty).
+// Copies a protobuf XSpace into `out` (which must be empty). ParseXSpaceData
+// gives the same result from the wire bytes without building the message.
 void ConvertXSpaceProtoToData(const tensorflow::profiler::XSpace& proto, XSpaceData* out);
 
 // Builds the protobuf form (for tests and small spaces; large spaces should
@@ -32,8 +33,11 @@ std::string SerializeXSpaceData(const XSpaceData& data);
 // Streams the same bytes into `file` without holding them all in memory.
 absl::Status WriteXSpaceData(const XSpaceData& data, AtomicOutputFile* file);
 
-// Parses XSpace wire bytes. `source` names the input in errors
-// (kDataLoss: "<source>: not a valid XSpace protobuf").
+// Parses XSpace wire bytes straight into XSpaceData (no protobuf messages;
+// see xspace_wire_reader.h, which also reads files with bounded memory).
+// The result equals ConvertXSpaceProtoToData of the parsed message. `source`
+// names the input in errors (kDataLoss: "<source>: not a valid XSpace
+// protobuf: <what> at byte <offset> (<plane, line, event>)").
 absl::StatusOr<XSpaceData> ParseXSpaceData(absl::string_view bytes, absl::string_view source);
 
 }  // namespace tbprof::xplane

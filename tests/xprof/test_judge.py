@@ -60,7 +60,11 @@ def _local_cases():
   return [(name.split('.')[0], [base / name]) for name in LOCAL_TRACES if (base / name).exists()]
 
 
-CASES = _kineto_cases() + _xspace_cases() + _local_cases() + [('fake_cupti_capture', None)]
+# A real trace of a current PyTorch (2.13, CPU), made by testdata/torch/make_trace.py.
+TORCH_TRACE = REPO / 'testdata' / 'torch' / 'tiny_mlp_cpu.pt.trace.json.gz'
+
+CASES = (_kineto_cases() + _xspace_cases() + _local_cases() +
+         [('tiny_mlp_cpu', [TORCH_TRACE]), ('fake_cupti_capture', None)])
 
 
 class Converted:

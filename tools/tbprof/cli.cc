@@ -17,6 +17,8 @@ const CommandSpec* const kCommands[] = {
     &kConvertCommand,
     &kInspectCommand,
     &kReportCommand,
+    &kDiffCommand,
+    &kWatchCommand,
     &kRecordCommand,
 };
 
@@ -49,9 +51,11 @@ void PrintMainHelp(FILE* out) {
       "  tbprof convert trace.pt.trace.json.gz --logdir tb     # Kineto/PyTorch trace\n"
       "  tbprof convert traces_dir/ --logdir tb --run job42    # one file per rank -> one run\n"
       "  tbprof inspect trace.json.gz                          # what TensorBoard will show, and why not\n"
+      "  tbprof diff base.json new.json --fail-if-slower 5     # compare two profiles, fail if >5% slower\n"
+      "  tbprof watch ./log --logdir tb                        # convert traces as training writes them\n"
       "  tensorboard --logdir tb                               # open the result\n"
       "\n"
-      "Exit status: 0 success, 1 failure, 2 usage error.\n");
+      "Exit status: 0 success, 1 failure, 2 usage error, 3 diff: slower than --fail-if-slower.\n");
   std::fputs(text.c_str(), out);
 }
 

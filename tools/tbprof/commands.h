@@ -11,6 +11,8 @@ extern const CommandSpec kConvertCommand;  // convert_command.cc
 extern const CommandSpec kInspectCommand;  // inspect_command.cc
 extern const CommandSpec kReportCommand;   // report_command.cc
 extern const CommandSpec kRecordCommand;   // record_command.cc
+extern const CommandSpec kDiffCommand;     // diff_command.cc
+extern const CommandSpec kWatchCommand;    // watch_command.cc
 
 }  // namespace tbprof::cli
 

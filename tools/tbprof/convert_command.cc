@@ -2,7 +2,9 @@
 #include <sys/stat.h>
 
 #include <cstdio>
+#include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -11,7 +13,9 @@
 #include "src/base/phase_timings.h"
 #include "src/base/progress.h"
 #include "src/logdir/profile_logdir.h"
+#include "src/xplane/xspace_split.h"
 #include "tools/tbprof/commands.h"
+#include "tools/tbprof/convert_split.h"
 #include "tools/tbprof/convert_summary.h"
 #include "tools/tbprof/flags.h"
 #include "tools/tbprof/inspect_diagnosis.h"
@@ -62,6 +66,11 @@ Flags:
   --max-memory-mb N        stop with a message when memory use passes N MB
                            (default: 80% of RAM or of the cgroup limit;
                            0 = no limit)
+  --tensorboard-budget-mb N
+                           split a host whose file TensorBoard would need more
+                           than N MiB of RAM to open into runs RUN_part1,
+                           RUN_part2, ... of whole steps (default 8192;
+                           0 = never split; see below)
   --no-views               skip the precomputed view files (see below)
   --quiet                  no progress, no summary: print only the paths written
   --timings                print the wall and CPU time of each phase to stderr
@@ -70,6 +79,12 @@ Flags:
 Either every input converts and all host files appear together, or nothing
 is written: files are staged under hidden names and published at the end.
 Existing host files are never replaced without --force.
+
+TensorBoard's profile plugin (xprof) needs about 30x the size of an
+xplane.pb in RAM (docs/tensorboard_limits.md). When a host's file would need
+more than the budget, convert splits it at step boundaries (by time if it
+has no steps) into runs RUN_part1, RUN_part2, ... that each open on their
+own, and says so. The hosts of a run share its budget.
 
 Next to each HOST.xplane.pb go the views that TensorBoard profile plugins
 up to 2.19 read instead of XSpace: HOST.overview_page.pb, .input_pipeline.pb,
@@ -96,6 +111,7 @@ struct ConvertFlags {
   bool no_views = false;
   bool timings = false;
   std::string steps = "auto";
+  int64_t tensorboard_budget_mb = kDefaultTensorBoardBudgetMb;
 };
 
 bool DirectoryExists(const std::string& path) {
@@ -154,12 +170,16 @@ int RunConvert(const std::vector<std::string>& args) {
   flag_set.String("steps", &flags.steps);
   flag_set.Bool("no-views", &flags.no_views);
   flag_set.Bool("timings", &flags.timings);
+  flag_set.Int64("tensorboard-budget-mb", &flags.tensorboard_budget_mb);
   std::vector<std::string> inputs;
   if (absl::Status status = flag_set.Parse(args, &inputs); !status.ok()) {
     return ReportUsageError(kName, status.message());
   }
   if (inputs.empty()) return ReportUsageError(kName, "no input files given");
   if (flags.logdir.empty()) return ReportUsageError(kName, "--logdir is required");
+  if (flags.tensorboard_budget_mb < 0) {
+    return ReportUsageError(kName, "--tensorboard-budget-mb must be >= 0 (0 = never split)");
+  }
   absl::StatusOr<converters::StepsMode> parsed_steps = converters::ParseStepsMode(flags.steps);
   if (!parsed_steps.ok()) {
     return ReportUsageError(kName, absl::StrCat("--steps: ", parsed_steps.status().message()));
@@ -190,6 +210,15 @@ int RunConvert(const std::vector<std::string>& args) {
   ScopedPhase total_phase(timings, "total");
   HostNamer namer;
   std::vector<HostReport> reports;
+  // A host too large for TensorBoard in one file goes to runs <run>_partK,
+  // one writer per run, all published with the main run.
+  const uint64_t budget_bytes = static_cast<uint64_t>(flags.tensorboard_budget_mb) << 20;
+  const uint64_t max_file_bytes =
+      budget_bytes == 0
+          ? 0
+          : MaxXPlaneBytesForBudget(budget_bytes, static_cast<int64_t>(files->size()));
+  std::map<std::string, std::unique_ptr<logdir::RunWriter>> part_writers;
+  std::vector<SplitReport> splits;
   for (size_t i = 0; i < files->size(); ++i) {
     const std::string& path = (*files)[i];
     ProgressReporter::Options progress_options;
@@ -242,14 +271,70 @@ int RunConvert(const std::vector<std::string>& args) {
     report.json_summary = std::move(loaded->json_summary);
     report.raw_summary = std::move(loaded->raw_summary);
     report.diagnosis = std::move(diagnosis);
-    absl::StatusOr<std::string> output;
-    {
-      ScopedPhase phase(timings, "write xplane.pb");
-      output = (*writer)->StageXSpace(report.host, loaded->space);
+    std::optional<xplane::XSpaceSplit> split;
+    uint64_t whole_bytes = 0;
+    if (max_file_bytes > 0) {
+      ScopedPhase phase(timings, "estimate TensorBoard memory");
+      whole_bytes = xplane::EstimateXSpaceWireBytes(loaded->space);
+      if (whole_bytes > max_file_bytes) {
+        split = xplane::XSpaceSplit::Plan(loaded->space, max_file_bytes);
+        if (split->num_parts() < 2) split.reset();  // Nothing to cut at: one file.
+      }
     }
-    if (!output.ok()) return ReportFailure(output.status());
-    report.output_path = *output;
-    report.output_bytes = (*writer)->staged_files().back().bytes;
+    if (!split) {
+      absl::StatusOr<std::string> output;
+      {
+        ScopedPhase phase(timings, "write xplane.pb");
+        output = (*writer)->StageXSpace(report.host, loaded->space);
+      }
+      if (!output.ok()) return ReportFailure(output.status());
+      report.output_path = *output;
+      report.output_bytes = (*writer)->staged_files().back().bytes;
+      if (max_file_bytes > 0 && report.output_bytes > max_file_bytes) {
+        std::fprintf(stderr,
+                     "tbprof: warning: %s (%s) may need more than the TensorBoard budget "
+                     "(--tensorboard-budget-mb %lld) and has nothing to split it at\n",
+                     report.output_path.c_str(), FormatBytes(report.output_bytes).c_str(),
+                     static_cast<long long>(flags.tensorboard_budget_mb));
+      }
+    } else {
+      ScopedPhase phase(timings, "split + write xplane.pb parts");
+      SplitReport split_report;
+      split_report.host = report.host;
+      split_report.whole_bytes = whole_bytes;
+      split_report.budget_bytes = budget_bytes;
+      split_report.by_steps = split->by_steps();
+      split_report.steps_per_part = split->steps_per_part();
+      for (size_t k = 0; k < split->num_parts(); ++k) {
+        const std::string part_run = PartRunName(run, k, split->num_parts());
+        std::unique_ptr<logdir::RunWriter>& part_writer = part_writers[part_run];
+        if (part_writer == nullptr) {
+          absl::StatusOr<std::unique_ptr<logdir::RunWriter>> opened =
+              logdir::RunWriter::Open(flags.logdir, part_run, writer_options);
+          if (!opened.ok()) return ReportFailure(opened.status());
+          part_writer = std::move(*opened);
+        }
+        absl::StatusOr<std::string> output;
+        {
+          // One part in memory at a time, holding only its own events.
+          xplane::XSpaceData part = split->ExtractPart(k);
+          output = part_writer->StageXSpace(report.host, part);
+        }
+        if (!output.ok()) return ReportFailure(output.status());
+        SplitReport::Part& part = split_report.parts.emplace_back();
+        part.run = part_run;
+        part.path = *output;
+        part.bytes = part_writer->staged_files().back().bytes;
+        part.plan = split->parts()[k];
+        report.output_bytes += part.bytes;
+      }
+      report.output_path = logdir::HostFilePath(
+          logdir::RunDirectory(flags.logdir,
+                               absl::StrCat(PartRunName(run, 0, split->num_parts()), "..",
+                                            split->num_parts())),
+          logdir::SanitizeHostName(report.host));
+      splits.push_back(std::move(split_report));
+    }
     if (views_job != nullptr) {
       // Precomputed views for plugins <= 2.19, published with the xplane.pb.
       // A space the views cannot use still converts; only writing can fail.
@@ -276,7 +361,16 @@ int RunConvert(const std::vector<std::string>& args) {
   }
   {
     ScopedPhase phase(timings, "publish");
-    if (absl::Status status = (*writer)->Publish(); !status.ok()) return ReportFailure(status);
+    // Parts first: should the main run then fail to publish, the parts
+    // published are complete and open on their own (each file is atomic).
+    for (auto& [part_run, part_writer] : part_writers) {
+      if (absl::Status status = part_writer->Publish(); !status.ok()) return ReportFailure(status);
+    }
+    if ((*writer)->staged_files().empty() && !part_writers.empty()) {
+      (*writer)->Abort();  // Every host was split, no views: no empty <run>.
+    } else if (absl::Status status = (*writer)->Publish(); !status.ok()) {
+      return ReportFailure(status);
+    }
   }
   if (timings != nullptr) {
     total_phase.Stop();
@@ -284,10 +378,20 @@ int RunConvert(const std::vector<std::string>& args) {
   }
 
   if (flags.quiet) {
-    for (const HostReport& report : reports) std::printf("%s\n", report.output_path.c_str());
+    size_t next_split = 0;
+    for (const HostReport& report : reports) {
+      if (next_split < splits.size() && splits[next_split].host == report.host) {
+        const SplitReport& split = splits[next_split++];
+        std::fprintf(stderr, "tbprof: %s\n", FormatSplitOneLine(split).c_str());
+        for (const SplitReport::Part& part : split.parts) std::printf("%s\n", part.path.c_str());
+      } else {
+        std::printf("%s\n", report.output_path.c_str());
+      }
+    }
   } else {
     std::fputs(FormatConvertSummary(flags.logdir, run, (*writer)->run_dir(), reports).c_str(),
                stdout);
+    std::fputs(FormatSplitReports(splits).c_str(), stdout);
   }
   return kExitOk;
 }

@@ -1,8 +1,6 @@
 // tbprof report: the offline views of a trace, an XSpace or a logdir run, in
 // the terminal, as JSON, or as a self-contained HTML page.
-#include <dirent.h>
 #include <sys/ioctl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -11,7 +9,6 @@
 #include <string>
 #include <vector>
 
-#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "converters/views/all_views.h"
@@ -19,12 +16,10 @@
 #include "converters/report/report_json.h"
 #include "converters/report/report_text.h"
 #include "src/base/output_file.h"
-#include "src/base/progress.h"
-#include "src/base/status_macros.h"
-#include "src/logdir/profile_logdir.h"
 #include "tools/tbprof/commands.h"
 #include "tools/tbprof/flags.h"
 #include "tools/tbprof/trace_inputs.h"
+#include "tools/tbprof/view_inputs.h"
 
 namespace tbprof::cli {
 namespace {
@@ -102,89 +97,6 @@ struct ReportFlags {
   bool quiet = false;
 };
 
-// One file to load and the host name to give it ("" = pick from the data).
-struct ReportSource {
-  std::string path;
-  std::string host;
-};
-
-bool IsDirectory(const std::string& path) {
-  struct stat st;
-  return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-std::string JoinPath(const std::string& dir, const std::string& name) {
-  return absl::StrCat(dir, absl::EndsWith(dir, "/") ? "" : "/", name);
-}
-
-// Names of the entries of `dir` (no hidden ones), naturally sorted.
-std::vector<std::string> ListDirectory(const std::string& dir) {
-  std::vector<std::string> names;
-  if (DIR* d = ::opendir(dir.c_str())) {
-    while (struct dirent* entry = ::readdir(d)) {
-      if (entry->d_name[0] != '.') names.push_back(entry->d_name);
-    }
-    ::closedir(d);
-  }
-  std::sort(names.begin(), names.end(), NaturalLess);
-  return names;
-}
-
-// The <host>.xplane.pb files of a run directory (empty if there are none).
-std::vector<ReportSource> RunDirectorySources(const std::string& dir) {
-  const std::string suffix = absl::StrCat(".", logdir::kXSpaceSuffix);
-  std::vector<ReportSource> sources;
-  for (const std::string& name : ListDirectory(dir)) {
-    if (name.size() > suffix.size() && absl::EndsWith(name, suffix) &&
-        !IsDirectory(JoinPath(dir, name))) {
-      sources.push_back({JoinPath(dir, name), name.substr(0, name.size() - suffix.size())});
-    }
-  }
-  return sources;
-}
-
-// Expands the command-line inputs; `*source` describes them for the title.
-absl::StatusOr<std::vector<ReportSource>> ResolveInputs(const std::vector<std::string>& inputs,
-                                                        std::string* source) {
-  std::vector<ReportSource> sources;
-  std::vector<std::string> plain;
-  for (const std::string& input : inputs) {
-    if (!IsDirectory(input)) {
-      plain.push_back(input);
-      continue;
-    }
-    std::string dir = input;
-    const std::string profile_dir = JoinPath(input, "plugins/profile");
-    if (IsDirectory(profile_dir)) {  // A logdir: take its latest run.
-      std::vector<std::string> runs;
-      for (const std::string& run : ListDirectory(profile_dir)) {
-        if (IsDirectory(JoinPath(profile_dir, run))) runs.push_back(run);
-      }
-      if (runs.empty()) {
-        return absl::NotFoundError(absl::StrCat(profile_dir, ": no runs in this log directory"));
-      }
-      dir = JoinPath(profile_dir, runs.back());
-      if (runs.size() > 1) {
-        std::fprintf(stderr, "tbprof: %s has %zu runs; reporting the latest, %s\n",
-                     input.c_str(), runs.size(), runs.back().c_str());
-      }
-    }
-    std::vector<ReportSource> run_files = RunDirectorySources(dir);
-    if (!run_files.empty()) {
-      sources.insert(sources.end(), run_files.begin(), run_files.end());
-    } else {
-      plain.push_back(dir);  // Traces, one per rank: ExpandInputs lists them.
-    }
-  }
-  if (!plain.empty()) {
-    TBPROF_ASSIGN_OR_RETURN(std::vector<std::string> files, ExpandInputs(plain));
-    for (std::string& file : files) sources.push_back({std::move(file), ""});
-  }
-  *source = inputs.size() == 1 ? inputs[0] : absl::StrCat(inputs[0], " and ", inputs.size() - 1,
-                                                          " more");
-  return sources;
-}
-
 int TerminalWidth() {
   struct winsize ws;
   if (::isatty(1) && ::ioctl(1, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 60) {
@@ -196,11 +108,6 @@ int TerminalWidth() {
     return std::min(columns, 160);
   }
   return 80;
-}
-
-std::string BaseName(const std::string& path) {
-  size_t slash = path.rfind('/');
-  return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
 int RunReport(const std::vector<std::string>& args) {
@@ -240,43 +147,17 @@ int RunReport(const std::vector<std::string>& args) {
     return ReportUsageError(kName, "--width must be at least 60");
   }
 
-  views::ReportInput report;
-  absl::StatusOr<std::vector<ReportSource>> sources = ResolveInputs(inputs, &report.source);
-  if (!sources.ok()) return ReportFailure(sources.status());
-  HostNamer namer;
-  for (size_t i = 0; i < sources->size(); ++i) {
-    const ReportSource& source = (*sources)[i];
-    ProgressReporter::Options progress_options;
-    progress_options.mode =
-        flags.quiet ? ProgressReporter::Mode::kQuiet : ProgressReporter::Mode::kAuto;
-    ProgressReporter progress(
-        sources->size() > 1 ? absl::StrCat("reading [", i + 1, "/", sources->size(), "] ",
-                                           BaseName(source.path))
-                            : absl::StrCat("reading ", BaseName(source.path)),
-        std::move(progress_options));
-    LoadOptions load_options;
-    load_options.max_events = flags.max_events;
-    load_options.steps = steps_mode;
-    load_options.max_inflated_bytes = flags.max_inflated_bytes;
-    load_options.max_memory_bytes =
-        flags.max_memory_mb < 0 ? kAutoLimit : static_cast<uint64_t>(flags.max_memory_mb) << 20;
-    load_options.progress = [&progress](uint64_t done, uint64_t total) {
-      progress.Update(done, total);
-    };
-    absl::StatusOr<LoadedInput> loaded = LoadInput(source.path, load_options);
-    progress.Finish();
-    if (!loaded.ok()) return ReportFailure(loaded.status());
-    absl::StatusOr<views::AllViews> computed = views::ComputeAllViews(loaded->space, view_options);
-    if (!computed.ok()) {
-      return ReportFailure(
-          absl::Status(computed.status().code(),
-                       absl::StrCat(source.path, ": ", computed.status().message())));
-    }
-    const std::string host = source.host.empty()
-                                 ? namer.Pick(loaded->host_hint, loaded->rank, source.path)
-                                 : namer.Pick(source.host, -1, source.path);
-    report.hosts.push_back({host, *std::move(computed)});
-  }
+  ViewInputsOptions input_options;
+  input_options.views = view_options;
+  input_options.load.max_events = flags.max_events;
+  input_options.load.steps = steps_mode;
+  input_options.load.max_inflated_bytes = flags.max_inflated_bytes;
+  input_options.load.max_memory_bytes =
+      flags.max_memory_mb < 0 ? kAutoLimit : static_cast<uint64_t>(flags.max_memory_mb) << 20;
+  input_options.quiet = flags.quiet;
+  absl::StatusOr<views::ReportInput> loaded = LoadViewInputs(inputs, input_options);
+  if (!loaded.ok()) return ReportFailure(loaded.status());
+  const views::ReportInput& report = *loaded;
 
   if (!flags.html.empty()) {
     views::HtmlReportOptions html_options;

@@ -17,6 +17,7 @@
 #include "src/base/status_macros.h"
 #include "src/logdir/profile_logdir.h"
 #include "src/xplane/xspace_io.h"
+#include "src/xplane/xspace_wire_reader.h"
 
 namespace tbprof::cli {
 namespace {
@@ -309,22 +310,35 @@ absl::StatusOr<LoadedInput> LoadInput(const std::string& path, const LoadOptions
     return loaded;
   }
 
-  // The file, its protobuf message and the compact copy are in memory at
-  // once: about 4x the file.
-  if (max_memory > 0 && loaded.file_bytes > max_memory / 4) {
+  // The file is mapped and parsed straight into the compact model, whose
+  // events and stats take up to about 2x the file; the file's pages are
+  // given back as they are parsed (xspace_wire_reader.h).
+  if (max_memory > 0 && loaded.file_bytes > max_memory / 2) {
     return absl::ResourceExhaustedError(absl::StrCat(
         path, ": loading this ", loaded.file_bytes >> 20, " MB XSpace needs about ",
-        (loaded.file_bytes * 4) >> 20, " MB of memory, over the limit of ", max_memory >> 20,
+        (loaded.file_bytes * 2) >> 20, " MB of memory, over the limit of ", max_memory >> 20,
         " MB (raise it with --max-memory-mb)"));
   }
   if (options.progress) options.progress(0, loaded.file_bytes);
   InputStreamOptions stream_options;
   stream_options.max_inflated_bytes = max_inflated;
-  TBPROF_ASSIGN_OR_RETURN(std::string bytes, ReadFileToString(path, stream_options));
+  TBPROF_ASSIGN_OR_RETURN(std::unique_ptr<xplane::XSpaceInput> input,
+                          xplane::XSpaceInput::Open(path, stream_options));
   TBPROF_RETURN_IF_ERROR(CheckMemoryLimit(max_memory, path));
+  const absl::string_view bytes = input->bytes();
   TBPROF_RETURN_IF_ERROR(WithTextCorruptionHint(CheckXSpaceWireFormat(bytes, path), bytes));
-  absl::StatusOr<xplane::XSpaceData> space = xplane::ParseXSpaceData(bytes, path);
+  xplane::XSpaceParseOptions parse_options;
+  parse_options.progress = [&](uint64_t done, uint64_t total) {
+    if (options.progress && total > 0) {
+      options.progress(static_cast<uint64_t>(static_cast<double>(done) / total *
+                                             static_cast<double>(loaded.file_bytes)),
+                       loaded.file_bytes);
+    }
+    return CheckMemoryLimit(max_memory, path);
+  };
+  absl::StatusOr<xplane::XSpaceData> space = xplane::ParseXSpaceInput(input.get(), parse_options);
   if (!space.ok()) return WithTextCorruptionHint(space.status(), bytes);
+  input.reset();
   loaded.space = std::move(*space);
   TBPROF_RETURN_IF_ERROR(CheckMemoryLimit(max_memory, path));
   if (loaded.space.planes.empty()) {

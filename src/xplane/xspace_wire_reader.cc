@@ -1,0 +1,1001 @@
+#include "src/xplane/xspace_wire_reader.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <limits>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
+#include "src/base/status_macros.h"
+
+namespace tbprof::xplane {
+
+// ---- XSpaceInput -------------------------------------------------------------------------------
+
+namespace {
+
+uint64_t PageSize() {
+  static const uint64_t size = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
+  return size;
+}
+
+std::string ErrnoText(absl::string_view what, const std::string& path) {
+  return absl::StrCat(path, ": ", what, ": ", std::strerror(errno));
+}
+
+}  // namespace
+
+XSpaceInput::~XSpaceInput() {
+  if (storage_ != Storage::kBorrowed && data_ != nullptr) ::munmap(data_, capacity_);
+}
+
+std::unique_ptr<XSpaceInput> XSpaceInput::FromBytes(absl::string_view bytes,
+                                                    absl::string_view source) {
+  std::unique_ptr<XSpaceInput> input(new XSpaceInput(Storage::kBorrowed, std::string(source)));
+  input->data_ = const_cast<char*>(bytes.data());
+  input->size_ = bytes.size();
+  return input;
+}
+
+absl::StatusOr<std::unique_ptr<XSpaceInput>> XSpaceInput::Open(const std::string& path,
+                                                               const InputStreamOptions& options) {
+  TBPROF_ASSIGN_OR_RETURN(std::unique_ptr<InputStream> stream, OpenInputStream(path, options));
+  struct stat st;
+  const bool regular = ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+  if (!stream->is_gzip() && regular) {
+    std::unique_ptr<XSpaceInput> input(new XSpaceInput(Storage::kMapped, path));
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return absl::UnavailableError(ErrnoText("cannot open", path));
+    struct stat fst;
+    if (::fstat(fd, &fst) != 0) {
+      absl::Status status = absl::UnavailableError(ErrnoText("cannot stat", path));
+      ::close(fd);
+      return status;
+    }
+    input->size_ = static_cast<uint64_t>(fst.st_size);
+    if (input->size_ > 0) {
+      void* map = ::mmap(nullptr, input->size_, PROT_READ, MAP_PRIVATE, fd, 0);
+      if (map == MAP_FAILED) {
+        absl::Status status = absl::UnavailableError(ErrnoText("cannot map", path));
+        ::close(fd);
+        return status;
+      }
+      input->data_ = static_cast<char*>(map);
+      input->capacity_ = input->size_;
+    }
+    ::close(fd);
+    return input;
+  }
+  std::unique_ptr<XSpaceInput> input(new XSpaceInput(Storage::kAnonymous, path));
+  input->is_gzip_ = stream->is_gzip();
+  TBPROF_RETURN_IF_ERROR(input->ReadStream(stream.get()));
+  return input;
+}
+
+absl::Status XSpaceInput::ReadStream(InputStream* stream) {
+  const uint64_t page = PageSize();
+  uint64_t want = std::clamp<uint64_t>(stream->file_size() * (is_gzip_ ? 8 : 1), uint64_t{4} << 20,
+                                       uint64_t{1} << 30);
+  capacity_ = (want + page - 1) / page * page;
+  void* map = ::mmap(nullptr, capacity_, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (map == MAP_FAILED) {
+    capacity_ = 0;
+    return absl::UnavailableError(ErrnoText("cannot allocate a read buffer", source_));
+  }
+  data_ = static_cast<char*>(map);
+  for (;;) {
+    if (size_ == capacity_) {
+      void* grown = ::mremap(data_, capacity_, capacity_ * 2, MREMAP_MAYMOVE);
+      if (grown == MAP_FAILED) {
+        return absl::UnavailableError(ErrnoText("cannot grow the read buffer", source_));
+      }
+      data_ = static_cast<char*>(grown);
+      capacity_ *= 2;
+    }
+    TBPROF_ASSIGN_OR_RETURN(size_t n, stream->Read(data_ + size_, capacity_ - size_));
+    if (n == 0) break;
+    size_ += n;
+  }
+  return absl::OkStatus();
+}
+
+void XSpaceInput::ReleaseBefore(uint64_t offset) {
+  if (storage_ == Storage::kBorrowed || data_ == nullptr) return;
+  const uint64_t page = PageSize();
+  uint64_t end = std::min(offset, size_) / page * page;
+  if (end <= released_) return;
+  ::madvise(data_ + released_, end - released_, MADV_DONTNEED);
+  released_ = end;
+}
+
+// ---- UTF-8 -------------------------------------------------------------------------------------
+
+bool IsValidUtf8(absl::string_view s) {
+  const auto* p = reinterpret_cast<const uint8_t*>(s.data());
+  const uint8_t* end = p + s.size();
+  while (p < end) {
+    // ASCII runs, 8 bytes at a time.
+    while (end - p >= 8) {
+      uint64_t word;
+      std::memcpy(&word, p, 8);
+      if (word & 0x8080808080808080ull) break;
+      p += 8;
+    }
+    if (p == end) break;
+    uint8_t c = *p;
+    if (c < 0x80) {
+      ++p;
+      continue;
+    }
+    int len;
+    uint32_t cp;
+    if (c >= 0xC2 && c <= 0xDF) {
+      len = 2;
+      cp = c & 0x1F;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+      len = 3;
+      cp = c & 0x0F;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+      len = 4;
+      cp = c & 0x07;
+    } else {
+      return false;  // Continuation byte, overlong lead (C0, C1) or past F4.
+    }
+    if (end - p < len) return false;
+    for (int i = 1; i < len; ++i) {
+      uint8_t cc = p[i];
+      if ((cc & 0xC0) != 0x80) return false;
+      cp = (cp << 6) | (cc & 0x3F);
+    }
+    if ((len == 3 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) ||
+        (len == 4 && (cp < 0x10000 || cp > 0x10FFFF))) {
+      return false;
+    }
+    p += len;
+  }
+  return true;
+}
+
+// ---- The parser --------------------------------------------------------------------------------
+
+namespace {
+
+// protobuf's default recursion limit: nested messages and groups together.
+constexpr int kMaxDepth = 100;
+constexpr uint32_t kNoIndex = std::numeric_limits<uint32_t>::max();
+constexpr uint64_t kCheckpointBytes = uint64_t{8} << 20;
+constexpr uint32_t kMaxEventStats = 0xffff;  // Event::stats_count is 16 bits.
+
+// Tags (field << 3 | wire type) of the fields we read.
+constexpr uint32_t Tag(uint32_t field, uint32_t wire_type) { return (field << 3) | wire_type; }
+constexpr uint32_t kVarint = 0, kFixed64 = 1, kLen = 2, kStartGroup = 3, kEndGroup = 4,
+                   kFixed32 = 5;
+
+struct Span {
+  const uint8_t* p = nullptr;
+  const uint8_t* end = nullptr;
+  absl::string_view view() const {
+    return absl::string_view(reinterpret_cast<const char*>(p), static_cast<size_t>(end - p));
+  }
+};
+
+// An XStat as read, before its metadata id and string are resolved.
+struct RawStat {
+  int64_t metadata_id = 0;
+  StatKind kind = StatKind::kNone;
+  uint64_t bits = 0;  // Numeric value (double as bits).
+  Span str;           // kStr, kBytes, kCompressedStr.
+};
+
+struct RawStatMetadata {
+  int64_t key = 0;
+  int64_t id = 0;
+  Span name, description;
+};
+
+struct RawEventMetadata {
+  int64_t key = 0;
+  int64_t id = 0;
+  Span name, display_name, metadata;
+  std::vector<RawStat> stats;
+  std::vector<int64_t> child_ids;
+};
+
+// Metadata id -> index into the plane's vector: a flat table for the usual
+// small ids, a hash map for the others.
+class IdIndex {
+ public:
+  void Reset(int64_t max_id, size_t count) {
+    dense_.clear();
+    sparse_.clear();
+    if (max_id >= 0 && static_cast<uint64_t>(max_id) <= 4 * count + 4096) {
+      dense_.assign(static_cast<size_t>(max_id) + 1, kNoIndex);
+    }
+  }
+  uint32_t Find(int64_t id) const {
+    if (static_cast<uint64_t>(id) < dense_.size()) return dense_[static_cast<size_t>(id)];
+    auto it = sparse_.find(id);
+    return it == sparse_.end() ? kNoIndex : it->second;
+  }
+  void Insert(int64_t id, uint32_t index) {
+    if (static_cast<uint64_t>(id) < dense_.size()) {
+      dense_[static_cast<size_t>(id)] = index;
+    } else {
+      sparse_[id] = index;
+    }
+  }
+
+ private:
+  std::vector<uint32_t> dense_;
+  absl::flat_hash_map<int64_t, uint32_t> sparse_;
+};
+
+// Number of stats (field 4) an XEvent holds, by a walk that only skips
+// fields; a malformed event stops the count (the parse reports it later).
+size_t CountEventStats(Span event) {
+  size_t count = 0;
+  const uint8_t* p = event.p;
+  const uint8_t* end = event.end;
+  while (p < end) {
+    uint32_t tag = *p++;
+    if (tag >= 0x80) {
+      tag &= 0x7f;
+      for (int shift = 7; p < end && shift < 35; shift += 7) {
+        uint8_t b = *p++;
+        tag |= static_cast<uint32_t>(b & 0x7f) << shift;  // Bits past 32 drop, as in ReadTag.
+        if (b < 0x80) break;
+      }
+    }
+    switch (tag & 7) {
+      case kVarint:
+        while (p < end && *p++ >= 0x80) {
+        }
+        break;
+      case kFixed64:
+        if (end - p < 8) return count;
+        p += 8;
+        break;
+      case kLen: {
+        uint64_t len = 0;
+        for (int shift = 0; p < end && shift < 64; shift += 7) {
+          uint8_t b = *p++;
+          len |= static_cast<uint64_t>(b & 0x7f) << shift;
+          if (b < 0x80) break;
+        }
+        if (len > static_cast<uint64_t>(end - p)) return count;
+        p += len;
+        count += tag == Tag(4, kLen);
+        break;
+      }
+      case kFixed32:
+        if (end - p < 4) return count;
+        p += 4;
+        break;
+      default:
+        return count;  // Groups and bad wire types: rare or an error.
+    }
+  }
+  return count;
+}
+
+class WireParser {
+ public:
+  WireParser(XSpaceInput* input, const XSpaceParseOptions& options, XSpaceData* out)
+      : input_(input),
+        options_(options),
+        out_(out),
+        base_(reinterpret_cast<const uint8_t*>(input->bytes().data())),
+        size_(input->bytes().size()) {}
+
+  absl::Status Parse();
+
+ private:
+  // -- Primitives: each returns false after recording the error. --
+
+  bool Fail(const uint8_t* at, absl::string_view what) {
+    if (error_.empty()) {
+      error_ = std::string(what);
+      error_offset_ = static_cast<uint64_t>(at - base_);
+    }
+    return false;
+  }
+
+  bool ReadVarint(const uint8_t*& p, const uint8_t* end, uint64_t* value) {
+    if (__builtin_expect(p < end && *p < 0x80, 1)) {
+      *value = *p++;
+      return true;
+    }
+    return ReadVarintSlow(p, end, value, 10);
+  }
+
+  // Up to `max_bytes` bytes; bits past 64 are dropped, as protobuf does.
+  bool ReadVarintSlow(const uint8_t*& p, const uint8_t* end, uint64_t* value, int max_bytes) {
+    const uint8_t* start = p;
+    uint64_t result = 0;
+    for (int i = 0; i < max_bytes; ++i) {
+      if (p == end) {
+        return Fail(start, end == base_ + size_ ? "the file ends inside a varint (truncated?)"
+                                                : "varint runs past the end of its enclosing message");
+      }
+      uint8_t b = *p++;
+      if (i < 10) result |= static_cast<uint64_t>(b & 0x7f) << (7 * i);
+      if (b < 0x80) {
+        *value = result;
+        return true;
+      }
+    }
+    return Fail(start, "varint longer than its maximum size");
+  }
+
+  bool ReadTag(const uint8_t*& p, const uint8_t* end, uint32_t* tag) {
+    if (__builtin_expect(*p < 0x80, 1)) {  // Callers check p < end.
+      *tag = *p++;
+    } else {
+      uint64_t v = 0;
+      if (!ReadVarintSlow(p, end, &v, 5)) return false;
+      *tag = static_cast<uint32_t>(v);  // protobuf drops the bits past 32 too.
+    }
+    if (__builtin_expect(*tag < 8, 0)) return Fail(p - 1, "field number 0");
+    return true;
+  }
+
+  // Reads a length prefix and the span it covers.
+  bool ReadLen(const uint8_t*& p, const uint8_t* end, Span* span) {
+    const uint8_t* start = p;
+    uint64_t len = 0;
+    if (!ReadVarint(p, end, &len)) return false;
+    if (__builtin_expect(len > static_cast<uint64_t>(end - p), 0)) {
+      return Fail(start, absl::StrCat("length ", len, " runs past the end of ",
+                                      end == base_ + size_ ? "the file" : "its enclosing message",
+                                      " (", end - p, " bytes left",
+                                      end == base_ + size_ ? ": truncated?)" : ")"));
+    }
+    span->p = p;
+    span->end = p + len;
+    p += len;
+    return true;
+  }
+
+  bool ReadFixed64(const uint8_t*& p, const uint8_t* end, uint64_t* value) {
+    if (end - p < 8) return Fail(p, "truncated 64-bit field");
+    std::memcpy(value, p, 8);
+    p += 8;
+    return true;
+  }
+
+  // Skips the value of a field we do not read; `depth` is the nesting budget
+  // left inside the current message.
+  bool SkipField(const uint8_t*& p, const uint8_t* end, uint32_t tag, int depth) {
+    uint64_t ignored = 0;
+    Span span;
+    switch (tag & 7) {
+      case kVarint:
+        return ReadVarint(p, end, &ignored);
+      case kFixed64:
+        return ReadFixed64(p, end, &ignored);
+      case kLen:
+        return ReadLen(p, end, &span);
+      case kStartGroup:
+        return SkipGroup(p, end, tag >> 3, depth - 1);
+      case kEndGroup:
+        return Fail(p, absl::StrCat("end-group tag of field ", tag >> 3, " outside a group"));
+      case kFixed32:
+        if (end - p < 4) return Fail(p, "truncated 32-bit field");
+        p += 4;
+        return true;
+      default:
+        return Fail(p, absl::StrCat("invalid wire type ", tag & 7, " of field ", tag >> 3));
+    }
+  }
+
+  bool SkipGroup(const uint8_t*& p, const uint8_t* end, uint32_t field, int depth) {
+    if (depth < 0) return Fail(p, "nesting deeper than 100 levels");
+    while (p < end) {
+      uint32_t tag = 0;
+      if (!ReadTag(p, end, &tag)) return false;
+      if ((tag & 7) == kEndGroup) {
+        if ((tag >> 3) == field) return true;
+        return Fail(p, absl::StrCat("end-group tag of field ", tag >> 3, " closes group ", field));
+      }
+      if (!SkipField(p, end, tag, depth)) return false;
+    }
+    return Fail(p, absl::StrCat("group of field ", field, " is not closed"));
+  }
+
+  // Reads a length-delimited string field, checking UTF-8 (proto3 `string`).
+  bool ReadUtf8(const uint8_t*& p, const uint8_t* end, absl::string_view field, Span* span) {
+    if (!ReadLen(p, end, span)) return false;
+    if (!IsValidUtf8(span->view())) return Fail(span->p, absl::StrCat("invalid UTF-8 in ", field));
+    return true;
+  }
+
+  // -- Model building. --
+
+  uint32_t Intern(Span s) { return out_->strings.Intern(s.view()); }
+
+  // Interns a string whose UTF-8 is not yet checked; each distinct string is
+  // checked once.
+  bool InternUtf8(Span s, absl::string_view field, uint32_t* id) {
+    *id = Intern(s);
+    if (*id >= utf8_checked_.size()) utf8_checked_.resize(out_->strings.size(), 0);
+    if (!utf8_checked_[*id]) {
+      if (!IsValidUtf8(s.view())) return Fail(s.p, absl::StrCat("invalid UTF-8 in ", field));
+      utf8_checked_[*id] = 1;
+    }
+    return true;
+  }
+
+  uint32_t StatIndex(int64_t id) {
+    uint32_t index = stat_index_.Find(id);
+    if (__builtin_expect(index != kNoIndex, 1)) return index;
+    StatMetadata md;
+    md.key = md.id = id;
+    md.implicit = true;
+    index = static_cast<uint32_t>(plane_->stat_metadata.size());
+    plane_->stat_metadata.push_back(md);
+    stat_index_.Insert(id, index);
+    return index;
+  }
+
+  uint32_t EventIndex(int64_t id) {
+    uint32_t index = event_index_.Find(id);
+    if (__builtin_expect(index != kNoIndex, 1)) return index;
+    EventMetadata md;
+    md.key = md.id = id;
+    md.implicit = true;
+    index = static_cast<uint32_t>(plane_->event_metadata.size());
+    plane_->event_metadata.push_back(std::move(md));
+    event_index_.Insert(id, index);
+    return index;
+  }
+
+  // -- Messages. `depth` is the nesting budget left for the message's own
+  // children (protobuf counts the message itself before parsing it). --
+
+  bool ParseStat(const uint8_t* p, const uint8_t* end, int depth, RawStat* s);
+  bool ResolveStat(const RawStat& raw, Stat* out);
+  bool ParseStatMetadataEntry(Span entry, int depth, RawStatMetadata* md);
+  bool ParseEventMetadataEntry(Span entry, int depth, RawEventMetadata* md);
+  bool ParseEventMetadata(Span value, int depth, RawEventMetadata* md);
+  bool ParseEvent(const uint8_t* p, const uint8_t* end, int depth, Line* line);
+  bool ParseLine(Span span, int depth, Line* line);
+  bool ParsePlane(Span span, int depth);
+
+  bool Checkpoint(const uint8_t* p);
+  absl::Status Error() const;
+
+  XSpaceInput* input_;
+  const XSpaceParseOptions& options_;
+  XSpaceData* out_;
+  const uint8_t* base_;
+  uint64_t size_;
+
+  Plane* plane_ = nullptr;
+  IdIndex stat_index_;
+  IdIndex event_index_;
+  std::vector<uint8_t> utf8_checked_;  // By string id.
+
+  // Where we are, for error messages.
+  int64_t planes_ = 0;  // Planes read so far.
+  int64_t plane_number_ = -1, line_number_ = -1, event_number_ = -1;
+  std::string error_;
+  uint64_t error_offset_ = 0;
+  absl::Status stop_;  // From options.progress.
+  const uint8_t* next_checkpoint_ = nullptr;
+};
+
+bool WireParser::ParseStat(const uint8_t* p, const uint8_t* end, int depth, RawStat* s) {
+  if (depth < 0) return Fail(p, "nesting deeper than 100 levels");
+  // A str_value replaced by a later value is still checked, as protobuf does.
+  auto replace_value = [&]() {
+    if (s->kind == StatKind::kStr && !IsValidUtf8(s->str.view())) {
+      return Fail(s->str.p, "invalid UTF-8 in XStat.str_value");
+    }
+    return true;
+  };
+  while (p < end) {
+    uint32_t tag = 0;
+    if (!ReadTag(p, end, &tag)) return false;
+    uint64_t v = 0;
+    switch (tag) {
+      case Tag(1, kVarint):
+        if (!ReadVarint(p, end, &v)) return false;
+        s->metadata_id = static_cast<int64_t>(v);
+        continue;
+      case Tag(2, kFixed64):
+        if (!ReadFixed64(p, end, &v) || !replace_value()) return false;
+        s->kind = StatKind::kDouble;
+        s->bits = v;
+        continue;
+      case Tag(3, kVarint):
+      case Tag(4, kVarint):
+      case Tag(7, kVarint):
+        if (!ReadVarint(p, end, &v) || !replace_value()) return false;
+        s->kind = tag == Tag(3, kVarint)   ? StatKind::kUint64
+                  : tag == Tag(4, kVarint) ? StatKind::kInt64
+                                           : StatKind::kRef;
+        s->bits = v;
+        continue;
+      case Tag(5, kLen):
+      case Tag(6, kLen):
+      case Tag(8, kLen): {
+        Span str;
+        if (!ReadLen(p, end, &str) || !replace_value()) return false;
+        s->kind = tag == Tag(5, kLen)   ? StatKind::kStr
+                  : tag == Tag(6, kLen) ? StatKind::kBytes
+                                        : StatKind::kCompressedStr;
+        s->str = str;
+        s->bits = 0;
+        continue;
+      }
+      default:
+        if (!SkipField(p, end, tag, depth)) return false;
+    }
+  }
+  return true;
+}
+
+bool WireParser::ResolveStat(const RawStat& raw, Stat* out) {
+  out->metadata_index = StatIndex(raw.metadata_id);
+  out->kind = raw.kind;
+  out->uint64_value = raw.bits;
+  switch (raw.kind) {
+    case StatKind::kStr:
+      out->uint64_value = 0;
+      return InternUtf8(raw.str, "XStat.str_value", &out->str_id);
+    case StatKind::kBytes:
+    case StatKind::kCompressedStr:
+      out->uint64_value = 0;
+      out->str_id = Intern(raw.str);
+      return true;
+    default:
+      return true;
+  }
+}
+
+bool WireParser::ParseStatMetadataEntry(Span entry, int depth, RawStatMetadata* md) {
+  if (depth < 0) return Fail(entry.p, "nesting deeper than 100 levels");
+  const uint8_t* p = entry.p;
+  while (p < entry.end) {
+    uint32_t tag = 0;
+    if (!ReadTag(p, entry.end, &tag)) return false;
+    uint64_t v = 0;
+    if (tag == Tag(1, kVarint)) {
+      if (!ReadVarint(p, entry.end, &v)) return false;
+      md->key = static_cast<int64_t>(v);
+    } else if (tag == Tag(2, kLen)) {
+      Span value;
+      if (!ReadLen(p, entry.end, &value)) return false;
+      if (depth - 1 < 0) return Fail(value.p, "nesting deeper than 100 levels");
+      // Repeated occurrences of the value merge, as protobuf parses them.
+      const uint8_t* q = value.p;
+      while (q < value.end) {
+        if (!ReadTag(q, value.end, &tag)) return false;
+        if (tag == Tag(1, kVarint)) {
+          if (!ReadVarint(q, value.end, &v)) return false;
+          md->id = static_cast<int64_t>(v);
+        } else if (tag == Tag(2, kLen)) {
+          if (!ReadUtf8(q, value.end, "XStatMetadata.name", &md->name)) return false;
+        } else if (tag == Tag(3, kLen)) {
+          if (!ReadUtf8(q, value.end, "XStatMetadata.description", &md->description)) return false;
+        } else if (!SkipField(q, value.end, tag, depth - 1)) {
+          return false;
+        }
+      }
+    } else if (!SkipField(p, entry.end, tag, depth)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+bool WireParser::ParseEventMetadataEntry(Span entry, int depth, RawEventMetadata* md) {
+  if (depth < 0) return Fail(entry.p, "nesting deeper than 100 levels");
+  const uint8_t* p = entry.p;
+  while (p < entry.end) {
+    uint32_t tag = 0;
+    if (!ReadTag(p, entry.end, &tag)) return false;
+    if (tag == Tag(1, kVarint)) {
+      uint64_t v = 0;
+      if (!ReadVarint(p, entry.end, &v)) return false;
+      md->key = static_cast<int64_t>(v);
+    } else if (tag == Tag(2, kLen)) {
+      Span value;
+      if (!ReadLen(p, entry.end, &value) || !ParseEventMetadata(value, depth - 1, md)) return false;
+    } else if (!SkipField(p, entry.end, tag, depth)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+bool WireParser::ParseEventMetadata(Span value, int depth, RawEventMetadata* md) {
+  if (depth < 0) return Fail(value.p, "nesting deeper than 100 levels");
+  const uint8_t* p = value.p;
+  const uint8_t* end = value.end;
+  while (p < end) {
+    uint32_t tag = 0;
+    if (!ReadTag(p, end, &tag)) return false;
+    uint64_t v = 0;
+    switch (tag) {
+      case Tag(1, kVarint):
+        if (!ReadVarint(p, end, &v)) return false;
+        md->id = static_cast<int64_t>(v);
+        break;
+      case Tag(2, kLen):
+        if (!ReadUtf8(p, end, "XEventMetadata.name", &md->name)) return false;
+        break;
+      case Tag(3, kLen):
+        if (!ReadLen(p, end, &md->metadata)) return false;
+        break;
+      case Tag(4, kLen):
+        if (!ReadUtf8(p, end, "XEventMetadata.display_name", &md->display_name)) return false;
+        break;
+      case Tag(5, kLen): {
+        Span stat;
+        if (!ReadLen(p, end, &stat)) return false;
+        RawStat& s = md->stats.emplace_back();
+        if (!ParseStat(stat.p, stat.end, depth - 1, &s)) return false;
+        break;
+      }
+      case Tag(6, kVarint):
+        if (!ReadVarint(p, end, &v)) return false;
+        md->child_ids.push_back(static_cast<int64_t>(v));
+        break;
+      case Tag(6, kLen): {  // Packed.
+        Span packed;
+        if (!ReadLen(p, end, &packed)) return false;
+        for (const uint8_t* q = packed.p; q < packed.end;) {
+          if (!ReadVarint(q, packed.end, &v)) return false;
+          md->child_ids.push_back(static_cast<int64_t>(v));
+        }
+        break;
+      }
+      default:
+        if (!SkipField(p, end, tag, depth)) return false;
+    }
+  }
+  return true;
+}
+
+bool WireParser::ParseEvent(const uint8_t* p, const uint8_t* end, int depth, Line* line) {
+  if (depth < 0) return Fail(p, "nesting deeper than 100 levels");
+  Event e;
+  e.offset_ps = 0;
+  e.duration_ps = 0;
+  e.stats_begin = static_cast<uint32_t>(line->stats.size());
+  e.is_aggregate = false;
+  e.has_data = false;
+  int64_t metadata_id = 0;
+  uint32_t stats = 0;
+  while (p < end) {
+    uint32_t tag = 0;
+    if (!ReadTag(p, end, &tag)) return false;
+    uint64_t v = 0;
+    switch (tag) {
+      case Tag(1, kVarint):
+        if (!ReadVarint(p, end, &v)) return false;
+        metadata_id = static_cast<int64_t>(v);
+        break;
+      case Tag(2, kVarint):
+      case Tag(5, kVarint):
+        if (!ReadVarint(p, end, &v)) return false;
+        e.offset_ps = static_cast<int64_t>(v);
+        e.has_data = true;
+        e.is_aggregate = tag == Tag(5, kVarint);
+        break;
+      case Tag(3, kVarint):
+        if (!ReadVarint(p, end, &v)) return false;
+        e.duration_ps = static_cast<int64_t>(v);
+        break;
+      case Tag(4, kLen): {
+        Span span;
+        if (!ReadLen(p, end, &span)) return false;
+        RawStat raw;
+        if (!ParseStat(span.p, span.end, depth - 1, &raw)) return false;
+        if (__builtin_expect(stats < kMaxEventStats, 1)) {
+          Stat& s = line->stats.emplace_back();
+          if (!ResolveStat(raw, &s)) return false;
+        } else if (raw.kind == StatKind::kStr && !IsValidUtf8(raw.str.view())) {
+          // Dropped (the model holds 65535 stats per event) but still checked.
+          return Fail(raw.str.p, "invalid UTF-8 in XStat.str_value");
+        }
+        ++stats;
+        break;
+      }
+      default:
+        if (!SkipField(p, end, tag, depth)) return false;
+    }
+  }
+  e.metadata_index = EventIndex(metadata_id);
+  e.stats_count = static_cast<uint16_t>(std::min(stats, kMaxEventStats));
+  line->events.push_back(e);
+  return true;
+}
+
+bool WireParser::ParseLine(Span span, int depth, Line* line) {
+  if (depth < 0) return Fail(span.p, "nesting deeper than 100 levels");
+  // Walk 1: the line's own fields; events are only counted.
+  Span name, display_name;
+  size_t events = 0, stats = 0;
+  const uint8_t* p = span.p;
+  while (p < span.end) {
+    uint32_t tag = 0;
+    if (!ReadTag(p, span.end, &tag)) return false;
+    uint64_t v = 0;
+    Span skipped;
+    switch (tag) {
+      case Tag(1, kVarint):
+        if (!ReadVarint(p, span.end, &v)) return false;
+        line->id = static_cast<int64_t>(v);
+        break;
+      case Tag(2, kLen):
+        if (!ReadUtf8(p, span.end, "XLine.name", &name)) return false;
+        break;
+      case Tag(3, kVarint):
+        if (!ReadVarint(p, span.end, &v)) return false;
+        line->timestamp_ns = static_cast<int64_t>(v);
+        break;
+      case Tag(4, kLen):
+        if (!ReadLen(p, span.end, &skipped)) return false;
+        ++events;
+        stats += CountEventStats(skipped);
+        break;
+      case Tag(9, kVarint):
+        if (!ReadVarint(p, span.end, &v)) return false;
+        line->duration_ps = static_cast<int64_t>(v);
+        break;
+      case Tag(10, kVarint):
+        if (!ReadVarint(p, span.end, &v)) return false;
+        line->display_id = static_cast<int64_t>(v);
+        break;
+      case Tag(11, kLen):
+        if (!ReadUtf8(p, span.end, "XLine.display_name", &display_name)) return false;
+        break;
+      default:
+        if (!SkipField(p, span.end, tag, depth)) return false;
+    }
+  }
+  line->name = Intern(name);
+  line->display_name = Intern(display_name);
+  // Walk 2: the events (fields were checked by walk 1).
+  // Exact sizes: growing the vectors would copy them and, for a moment,
+  // hold them twice.
+  line->events.reserve(events);
+  line->stats.reserve(line->stats.size() + stats);
+  event_number_ = 0;
+  p = span.p;
+  while (p < span.end) {
+    uint32_t tag = 0;
+    ReadTag(p, span.end, &tag);
+    Span event;
+    if (tag != Tag(4, kLen)) {
+      SkipField(p, span.end, tag, depth);
+      continue;
+    }
+    ReadLen(p, span.end, &event);
+    if (!ParseEvent(event.p, event.end, depth - 1, line)) return false;
+    ++event_number_;
+    if (__builtin_expect(p >= next_checkpoint_, 0) && !Checkpoint(p)) return false;
+  }
+  event_number_ = -1;
+  return true;
+}
+
+bool WireParser::ParsePlane(Span span, int depth) {
+  if (depth < 0) return Fail(span.p, "nesting deeper than 100 levels");
+  Plane& plane = out_->planes.emplace_back();
+  plane_ = &plane;
+  // Walk 1: everything but the lines, which are only located.
+  int64_t id = 0;
+  Span name;
+  std::vector<Span> lines, stats;
+  std::vector<RawStatMetadata> stat_md;
+  std::vector<RawEventMetadata> event_md;
+  const uint8_t* p = span.p;
+  while (p < span.end) {
+    uint32_t tag = 0;
+    if (!ReadTag(p, span.end, &tag)) return false;
+    uint64_t v = 0;
+    Span field;
+    switch (tag) {
+      case Tag(1, kVarint):
+        if (!ReadVarint(p, span.end, &v)) return false;
+        id = static_cast<int64_t>(v);
+        break;
+      case Tag(2, kLen):
+        if (!ReadUtf8(p, span.end, "XPlane.name", &name)) return false;
+        break;
+      case Tag(3, kLen):
+        if (!ReadLen(p, span.end, &field)) return false;
+        lines.push_back(field);
+        break;
+      case Tag(4, kLen):
+        if (!ReadLen(p, span.end, &field) ||
+            !ParseEventMetadataEntry(field, depth - 1, &event_md.emplace_back())) {
+          return false;
+        }
+        break;
+      case Tag(5, kLen):
+        if (!ReadLen(p, span.end, &field) ||
+            !ParseStatMetadataEntry(field, depth - 1, &stat_md.emplace_back())) {
+          return false;
+        }
+        break;
+      case Tag(6, kLen):
+        if (!ReadLen(p, span.end, &field)) return false;
+        stats.push_back(field);
+        break;
+      default:
+        if (!SkipField(p, span.end, tag, depth)) return false;
+    }
+  }
+
+  // Metadata as protobuf's maps hold it: the last entry of a key wins, in
+  // key order.
+  auto last_per_key = [](auto& entries) {
+    std::stable_sort(entries.begin(), entries.end(),
+                     [](const auto& a, const auto& b) { return a.key < b.key; });
+    size_t kept = 0;
+    for (size_t i = 0; i < entries.size(); ++i) {
+      if (i + 1 < entries.size() && entries[i + 1].key == entries[i].key) continue;
+      if (kept != i) entries[kept] = std::move(entries[i]);
+      ++kept;
+    }
+    entries.resize(kept);
+  };
+  last_per_key(stat_md);
+  last_per_key(event_md);
+  plane.id = id;
+  plane.name = Intern(name);
+  int64_t max_key = -1;
+  for (const RawStatMetadata& md : stat_md) max_key = std::max(max_key, md.key);
+  stat_index_.Reset(max_key, stat_md.size());
+  plane.stat_metadata.reserve(stat_md.size());
+  for (const RawStatMetadata& raw : stat_md) {
+    StatMetadata& md = plane.stat_metadata.emplace_back();
+    md.key = raw.key;
+    md.id = raw.id;
+    md.name = Intern(raw.name);
+    md.description = Intern(raw.description);
+    stat_index_.Insert(raw.key, static_cast<uint32_t>(plane.stat_metadata.size() - 1));
+  }
+  max_key = -1;
+  for (const RawEventMetadata& md : event_md) max_key = std::max(max_key, md.key);
+  event_index_.Reset(max_key, event_md.size());
+  plane.event_metadata.resize(event_md.size());
+  for (size_t i = 0; i < event_md.size(); ++i) {
+    event_index_.Insert(event_md[i].key, static_cast<uint32_t>(i));
+  }
+  for (size_t i = 0; i < event_md.size(); ++i) {
+    const RawEventMetadata& raw = event_md[i];
+    EventMetadata& md = plane.event_metadata[i];
+    md.key = raw.key;
+    md.id = raw.id;
+    md.name = Intern(raw.name);
+    md.display_name = Intern(raw.display_name);
+    md.metadata = Intern(raw.metadata);
+    md.stats.resize(raw.stats.size());
+    for (size_t j = 0; j < raw.stats.size(); ++j) {
+      if (!ResolveStat(raw.stats[j], &md.stats[j])) return false;
+    }
+    md.child_ids = raw.child_ids;
+  }
+  plane.stats.reserve(stats.size());
+  for (Span s : stats) {
+    RawStat raw;
+    if (!ParseStat(s.p, s.end, depth - 1, &raw) || !ResolveStat(raw, &plane.stats.emplace_back())) {
+      return false;
+    }
+  }
+
+  // Walk 2: the lines, in file order.
+  line_number_ = 0;
+  for (Span line : lines) {
+    if (!ParseLine(line, depth - 1, &plane.lines.emplace_back())) return false;
+    ++line_number_;
+  }
+  line_number_ = -1;
+  plane_ = nullptr;
+  return true;
+}
+
+bool WireParser::Checkpoint(const uint8_t* p) {
+  const uint64_t done = static_cast<uint64_t>(p - base_);
+  input_->ReleaseBefore(done);
+  if (options_.progress) {
+    stop_ = options_.progress(done, size_);
+    if (!stop_.ok()) return false;
+  }
+  next_checkpoint_ = p + std::min<uint64_t>(kCheckpointBytes, size_ - done);
+  if (next_checkpoint_ == p) next_checkpoint_ = base_ + size_ + 1;
+  return true;
+}
+
+absl::Status WireParser::Error() const {
+  if (!stop_.ok()) return stop_;
+  std::string where;
+  if (plane_number_ >= 0) {
+    absl::StrAppend(&where, " (plane ", plane_number_);
+    if (line_number_ >= 0) absl::StrAppend(&where, ", line ", line_number_);
+    if (event_number_ >= 0) absl::StrAppend(&where, ", event ", event_number_);
+    absl::StrAppend(&where, "; counted from 0)");
+  }
+  return absl::DataLossError(absl::StrCat(input_->source(), ": not a valid XSpace protobuf: ",
+                                          error_, " at byte ", error_offset_, where,
+                                          size_ > 0 ? absl::StrCat("; the file has ", size_, " bytes")
+                                                    : std::string()));
+}
+
+absl::Status WireParser::Parse() {
+  const uint8_t* p = base_;
+  const uint8_t* end = base_ + size_;
+  next_checkpoint_ = base_ + std::min<uint64_t>(kCheckpointBytes, size_);
+  if (size_ == 0) next_checkpoint_ = end + 1;
+  bool ok = true;
+  while (ok && p < end) {
+    uint32_t tag = 0;
+    if (!ReadTag(p, end, &tag)) {
+      ok = false;
+      break;
+    }
+    Span field;
+    switch (tag) {
+      case Tag(1, kLen):
+        if (!ReadLen(p, end, &field)) {
+          ok = false;
+          break;
+        }
+        plane_number_ = planes_;
+        ok = ParsePlane(field, kMaxDepth - 1);
+        if (!ok) break;
+        plane_number_ = -1;
+        ++planes_;
+        if (p >= next_checkpoint_) ok = Checkpoint(p);
+        break;
+      case Tag(2, kLen):
+      case Tag(3, kLen):
+      case Tag(4, kLen): {
+        const int field_number = static_cast<int>(tag >> 3);
+        static constexpr absl::string_view kNames[] = {"", "", "XSpace.errors", "XSpace.warnings",
+                                                       "XSpace.hostnames"};
+        ok = ReadUtf8(p, end, kNames[field_number], &field);
+        if (ok) {
+          std::vector<std::string>& list = field_number == 2   ? out_->errors
+                                           : field_number == 3 ? out_->warnings
+                                                               : out_->hostnames;
+          list.emplace_back(field.view());
+        }
+        break;
+      }
+      default:
+        ok = SkipField(p, end, tag, kMaxDepth);
+    }
+  }
+  if (!ok) {
+    if (error_.empty() && !stop_.ok()) return stop_;
+    return Error();
+  }
+  input_->ReleaseBefore(size_);
+  if (options_.progress) TBPROF_RETURN_IF_ERROR(options_.progress(size_, size_));
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<XSpaceData> ParseXSpaceInput(XSpaceInput* input, const XSpaceParseOptions& options) {
+  XSpaceData data;
+  TBPROF_RETURN_IF_ERROR(WireParser(input, options, &data).Parse());
+  return data;
+}
+
+}  // namespace tbprof::xplane

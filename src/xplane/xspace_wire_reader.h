@@ -1,0 +1,113 @@
+// Reads XSpace wire bytes straight into XSpaceData, building no protobuf
+// messages: the reading half of what SerializeXSpaceData does for writing.
+//
+// A protobuf XSpace DOM costs 300-450 bytes per event, so parsing a file
+// with XSpace::ParseFromArray needed about 9x the file in memory and could
+// not open files over 2 GB at all. This reader decodes tags, varints and
+// length-delimited fields itself over one contiguous buffer and appends to
+// the compact model directly (events 32 B, stats 16 B, strings interned).
+//
+// The result is exactly what ParseFromArray + ConvertXSpaceProtoToData gives
+// (same vectors, same metadata indices, same string ids; tested on real
+// TensorFlow and JAX files), and the same inputs are rejected: bad tags,
+// truncated or overlong varints and lengths, fields running past their
+// message, invalid UTF-8 in proto3 `string` fields, field number 0, wire
+// types 6/7, stray end-group tags, nesting deeper than 100 (protobuf's
+// recursion limit). Unknown fields (including groups) are skipped. Beyond
+// protobuf, files and planes larger than 2 GB are accepted.
+//
+// How: per plane, a first walk over the plane's own fields records the line
+// spans and parses the (small) metadata maps; metadata is then sorted by key
+// as the protobuf path does, so events, which usually precede their metadata
+// on the wire, resolve their metadata ids to indices as they are read. Each
+// line is walked twice: once over its own fields (name, ids, event count, so
+// the events vector is allocated once), once to decode its events.
+#ifndef TBPROF_SRC_XPLANE_XSPACE_WIRE_READER_H_
+#define TBPROF_SRC_XPLANE_XSPACE_WIRE_READER_H_
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "src/base/input_stream.h"
+#include "src/xplane/xspace_data.h"
+
+namespace tbprof::xplane {
+
+// The bytes of one XSpace input, held in memory for one parse.
+//
+// A plain regular file is mapped read-only (nothing is copied); a gzip file,
+// a pipe or a special file is read through OpenInputStream into anonymous
+// memory. ReleaseBefore() hands pages the parser has finished with back to
+// the OS, so a file's pages do not stay resident beside the model built from
+// them. A mapped file must not be truncated by another process while it is
+// being read (the read would fault).
+class XSpaceInput {
+ public:
+  // Opens `path`. Errors are those of OpenInputStream / InputStream::Read
+  // (kNotFound, kPermissionDenied, kDataLoss for damaged gzip,
+  // kResourceExhausted past options.max_inflated_bytes, kUnavailable) and
+  // kUnavailable when mapping or allocating fails; all name the path.
+  static absl::StatusOr<std::unique_ptr<XSpaceInput>> Open(const std::string& path,
+                                                           const InputStreamOptions& options = {});
+
+  // Wraps bytes the caller owns and keeps alive; ReleaseBefore() does nothing.
+  // `source` names the input in errors.
+  static std::unique_ptr<XSpaceInput> FromBytes(absl::string_view bytes, absl::string_view source);
+
+  XSpaceInput(const XSpaceInput&) = delete;
+  XSpaceInput& operator=(const XSpaceInput&) = delete;
+  ~XSpaceInput();
+
+  absl::string_view bytes() const { return absl::string_view(data_, size_); }
+  // The path, or the source given to FromBytes.
+  const std::string& source() const { return source_; }
+  // True when the file was gzip and `bytes()` are its inflated contents.
+  bool is_gzip() const { return is_gzip_; }
+
+  // Declares that bytes [0, offset) will not be read again by the parser;
+  // the whole pages among them are given back to the OS. Later reads of
+  // them still see the file's bytes for a mapped file (the page cache refills
+  // them) but zeros for inflated or piped input.
+  void ReleaseBefore(uint64_t offset);
+
+ private:
+  enum class Storage { kBorrowed, kMapped, kAnonymous };
+  XSpaceInput(Storage storage, std::string source) : storage_(storage), source_(std::move(source)) {}
+  absl::Status ReadStream(InputStream* stream);
+
+  Storage storage_;
+  std::string source_;
+  char* data_ = nullptr;
+  uint64_t size_ = 0;
+  uint64_t capacity_ = 0;  // Bytes mapped (kMapped, kAnonymous).
+  uint64_t released_ = 0;  // Page-aligned end of what ReleaseBefore gave back.
+  bool is_gzip_ = false;
+};
+
+struct XSpaceParseOptions {
+  // Called about every 8 MB of input with (bytes parsed, total bytes), and
+  // once at the end with (total, total). A non-OK status stops parsing and
+  // is returned as is (e.g. a memory limit).
+  std::function<absl::Status(uint64_t, uint64_t)> progress;
+};
+
+// Parses the XSpace in `input` and releases its pages as they are consumed.
+// Errors: kDataLoss "<source>: not a valid XSpace protobuf: <what> at byte
+// <offset> (<where>)", naming the first problem and the plane, line and
+// event it is in; or the status returned by options.progress.
+absl::StatusOr<XSpaceData> ParseXSpaceInput(XSpaceInput* input,
+                                            const XSpaceParseOptions& options = {});
+
+// True when `s` is structurally valid UTF-8 (no overlong forms, surrogates
+// or code points past U+10FFFF), the check protobuf applies to `string`
+// fields when parsing.
+bool IsValidUtf8(absl::string_view s);
+
+}  // namespace tbprof::xplane
+
+#endif  // TBPROF_SRC_XPLANE_XSPACE_WIRE_READER_H_

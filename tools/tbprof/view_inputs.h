@@ -1,0 +1,54 @@
+// The inputs of the commands that show views (`tbprof report`, `tbprof
+// diff`): command-line arguments resolved to files, each file loaded and its
+// views computed, one host per file.
+//
+// An argument is a trace or XSpace file, a directory of traces (one host per
+// file), a logdir run directory (one host per <host>.xplane.pb) or a log
+// directory (its most recent run by name).
+#ifndef TBPROF_TOOLS_TBPROF_VIEW_INPUTS_H_
+#define TBPROF_TOOLS_TBPROF_VIEW_INPUTS_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "converters/report/report_model.h"
+#include "converters/views/all_views.h"
+#include "tools/tbprof/trace_inputs.h"
+
+namespace tbprof::cli {
+
+// One file to load and the host name to give it ("" = pick from the data).
+struct ViewSource {
+  std::string path;
+  std::string host;
+};
+
+// Expands the command-line inputs into files. A log directory with several
+// runs prints a line on stderr naming the run it uses. `*description`
+// (optional) receives "INPUT" or "INPUT and N more", for titles. Errors:
+// kNotFound (a path does not exist or a log directory has no runs),
+// kInvalidArgument (a directory holds no trace files); each names the path.
+absl::StatusOr<std::vector<ViewSource>> ResolveViewInputs(const std::vector<std::string>& inputs,
+                                                          std::string* description = nullptr);
+
+struct ViewInputsOptions {
+  // Limits and step mode for each file; `progress` is ignored (see `quiet`).
+  LoadOptions load;
+  views::ViewOptions views;
+  // No progress display on stderr.
+  bool quiet = false;
+  // Shown before the file name in the progress display.
+  std::string progress_verb = "reading";
+};
+
+// ResolveViewInputs(), then LoadInput() and ComputeAllViews() for each file,
+// with host names handed out as `tbprof convert` does (HostNamer). The
+// result's `source` is the description above. Errors: the first failing
+// file's, naming it.
+absl::StatusOr<views::ReportInput> LoadViewInputs(const std::vector<std::string>& inputs,
+                                                  const ViewInputsOptions& options);
+
+}  // namespace tbprof::cli
+
+#endif  // TBPROF_TOOLS_TBPROF_VIEW_INPUTS_H_

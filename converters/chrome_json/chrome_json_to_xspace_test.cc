@@ -361,6 +361,30 @@ TEST(ChromeJsonToXSpaceTest, OldCapitalisedCategories) {
   EXPECT_EQ(cpu_memory, "i:4");
 }
 
+// record_shapes / with_stack args of CPU ops become the stats the operator
+// view reads (converters/views/op_tree.h), JSON arrays without whitespace.
+TEST(ChromeJsonToXSpaceTest, OpShapesAndCallStacksAreKept) {
+  auto c = Convert("kineto_small.json");  // Pretty-printed "Input Dims".
+  auto mm = c->Find(xplane::kHostThreadsPlaneName, "aten::mm");
+  ASSERT_TRUE(mm.has_value());
+  EXPECT_EQ(mm->stats.at("input_dims"), "r:[[64,64],[64,64]]");
+  EXPECT_EQ(mm->stats.at("input_types"), "r:[\"float\",\"float\"]");
+  EXPECT_EQ(mm->stats.count("call_stack"), 0u);
+  auto copy = c->Find(xplane::kHostThreadsPlaneName, "aten::copy_");
+  ASSERT_TRUE(copy.has_value());
+  EXPECT_EQ(copy->stats.count("input_dims"), 0u);  // Not recorded.
+
+  auto old = Convert("old_capitalised.json");
+  bool found = false;
+  for (const Ev& e : old->Events(xplane::kHostThreadsPlaneName)) {
+    if (e.stats.count("call_stack") == 0) continue;
+    found = true;
+    EXPECT_EQ(e.stats.at("call_stack"), "r:a.py(1): f;b.py(2): g");
+    EXPECT_EQ(e.stats.at("input_dims"), "r:[[32,3,224,224],[]]");
+  }
+  EXPECT_TRUE(found);
+}
+
 TEST(ChromeJsonToXSpaceTest, EmptyDevicePropertiesAndDisplayTimeUnit) {
   auto c = Convert("empty_device_properties.json");
   const std::string gpu = xplane::GpuPlaneName(1);

@@ -44,6 +44,31 @@ bool ParseProfilerStep(absl::string_view name, int64_t* step) {
   return absl::SimpleAtoi(name.substr(kPrefix.size()), step);
 }
 
+// `json` (an array from the file) without whitespace outside strings:
+// "[[64, 64],\n [64]]" -> "[[64,64],[64]]", so that equal shapes intern as
+// one string.
+absl::string_view CompactJson(absl::string_view json, std::string* out) {
+  out->clear();
+  bool in_string = false, escaped = false;
+  for (char c : json) {
+    if (in_string) {
+      if (escaped) {
+        escaped = false;
+      } else if (c == '\\') {
+        escaped = true;
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == ' ' || c == '\n' || c == '\r' || c == '\t') {
+      continue;
+    } else if (c == '"') {
+      in_string = true;
+    }
+    out->push_back(c);
+  }
+  return *out;
+}
+
 }  // namespace
 
 TraceEventMapper::TraceEventMapper(const ChromeJsonOptions& options, xplane::XSpaceData* space)
@@ -318,6 +343,12 @@ absl::Status TraceEventMapper::OnCompleteEvent(const RawTraceEvent& e, Kind kind
     he.correlation = IntOr(e.args.correlation, kNone);
     he.device = IntOr(e.args.device, kNone);
     he.external_id = IntOr(e.args.external_id, kNone);
+    if (e.args.input_dims.kind == ValueKind::kArray) he.input_dims = e.args.input_dims.text;
+    if (e.args.input_types.kind == ValueKind::kArray) he.input_types = e.args.input_types.text;
+    if (e.args.concrete_inputs.kind == ValueKind::kArray) {
+      he.concrete_inputs = e.args.concrete_inputs.text;
+    }
+    if (e.args.call_stack.kind == ValueKind::kString) he.call_stack = e.args.call_stack.text;
   }
   if (kind == Kind::kRuntime) {
     if (absl::StartsWith(he.name, "hip")) rocm_ = true;
@@ -356,6 +387,7 @@ void TraceEventMapper::EmitHostEvent(uint32_t thread, const HostEvent& he, uint6
     launch_correlations_.push_back(he.correlation);
   }
   if (he.device != kNone) ev.AddInt64(stat_device_id_, he.device);
+  EmitOpArgStats(he, &ev);
   if (he.kind == Kind::kCpuOp) {
     uint32_t name_id = plane->event_metadata(md).name;
     t.ops.push_back({he.ts_ns, he.ts_ns + he.dur_ns, name_id});
@@ -370,6 +402,20 @@ void TraceEventMapper::EmitHostEvent(uint32_t thread, const HostEvent& he, uint6
     step_roots_.push_back(
         {thread, static_cast<uint32_t>(t.line->num_events() - 1), he.ts_ns, he.ts_ns + he.dur_ns});
   }
+}
+
+void TraceEventMapper::EmitOpArgStats(const HostEvent& he, xplane::XEventBuilder* ev) {
+  auto add = [&](absl::string_view value, absl::string_view stat_name, uint32_t* stat,
+                 bool compact) {
+    if (value.empty()) return;
+    if (*stat == UINT32_MAX) *stat = HostPlane()->GetOrCreateStatMetadata(stat_name);
+    if (compact) value = CompactJson(value, &arg_scratch_);
+    ev->AddRef(*stat, SanitizeUtf8(value, &scratch_));
+  };
+  add(he.input_dims, "input_dims", &stat_input_dims_, true);
+  add(he.input_types, "input_types", &stat_input_types_, true);
+  add(he.concrete_inputs, "concrete_inputs", &stat_concrete_inputs_, true);
+  add(he.call_stack, "call_stack", &stat_call_stack_, false);
 }
 
 void TraceEventMapper::OnMetadataEvent(const RawTraceEvent& e) {

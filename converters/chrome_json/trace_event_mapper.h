@@ -99,6 +99,9 @@ class TraceEventMapper : public json::TraceJsonHandler {
     int64_t correlation = kNone;
     int64_t device = kNone;
     int64_t external_id = kNone;
+    // record_shapes / with_stack args of CPU ops (raw JSON arrays, call
+    // stack text); empty when absent. See EmitOpArgStats().
+    absl::string_view input_dims, input_types, concrete_inputs, call_stack;
   };
   struct PendingGpuEvent {
     int64_t ts_ns, dur_ns;
@@ -139,6 +142,10 @@ class TraceEventMapper : public json::TraceJsonHandler {
   void OnMemoryEvent(const json::RawTraceEvent& e, uint32_t thread, int64_t ts_ns);
   void BufferGpuEvent(const json::RawTraceEvent& e, Kind kind, int64_t ts_ns, int64_t dur_ns);
   void EmitHostEvent(uint32_t thread, const HostEvent& event, uint64_t byte_offset);
+  // Adds the stats `input_dims`, `input_types`, `concrete_inputs` (JSON arrays
+  // without whitespace) and `call_stack` (as recorded) that the operator view
+  // reads (converters/views/op_tree.h), as refs: shapes repeat across calls.
+  void EmitOpArgStats(const HostEvent& event, xplane::XEventBuilder* ev);
 
   // Finish() steps (trace_event_mapper_finish.cc).
   void AttributeToCpuOps();
@@ -166,6 +173,9 @@ class TraceEventMapper : public json::TraceJsonHandler {
 
   xplane::XPlaneBuilder* host_plane_ = nullptr;
   uint32_t stat_correlation_ = 0, stat_device_id_ = 0, stat_is_root_ = 0, stat_step_num_ = 0;
+  // Op argument stats, created on first use (UINT32_MAX until then).
+  uint32_t stat_input_dims_ = UINT32_MAX, stat_input_types_ = UINT32_MAX,
+           stat_concrete_inputs_ = UINT32_MAX, stat_call_stack_ = UINT32_MAX;
 
   std::deque<HostThread> threads_;
   absl::flat_hash_map<std::pair<int64_t, int64_t>, uint32_t> thread_index_;
@@ -216,6 +226,7 @@ class TraceEventMapper : public json::TraceJsonHandler {
 
   int64_t unmatched_begin_ = 0, unmatched_end_ = 0, out_of_range_ = 0;
   std::string scratch_;
+  std::string arg_scratch_;  // EmitOpArgStats().
 };
 
 }  // namespace tbprof::converters

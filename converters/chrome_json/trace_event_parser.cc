@@ -57,6 +57,11 @@ Token* ArgSlot(TraceEventArgs* a, absl::string_view key) {
     case 9:
       if (Eq(key, "Device Id")) return &a->mem_device_id;
       break;
+    case 10:
+      if (Eq(key, "Input Dims")) return &a->input_dims;
+      if (Eq(key, "Input type")) return &a->input_types;
+      if (Eq(key, "Call stack")) return &a->call_stack;
+      break;
     case 11:
       if (Eq(key, "correlation")) return &a->correlation;
       if (Eq(key, "External id") || Eq(key, "external id")) return &a->external_id;
@@ -71,6 +76,7 @@ Token* ArgSlot(TraceEventArgs* a, absl::string_view key) {
       break;
     case 15:
       if (Eq(key, "Total Allocated")) return &a->total_allocated;
+      if (Eq(key, "Concrete Inputs")) return &a->concrete_inputs;
       break;
     case 20:
       if (Eq(key, "registers per thread")) return &a->registers;
@@ -115,7 +121,7 @@ bool ParseObject(Cursor* c, int depth, StringArena* arena, OnMember&& on_member)
 static_assert(std::is_trivially_copyable_v<Token> && std::is_standard_layout_v<RawTraceEvent>,
               "RawTraceEvent::Reset() clears the tokens with memset");
 static_assert(offsetof(RawTraceEvent, args) == 9 * sizeof(Token) &&
-                  sizeof(TraceEventArgs) == 19 * sizeof(Token),
+                  sizeof(TraceEventArgs) == 23 * sizeof(Token),
               "tokens must come first in RawTraceEvent, args last among them");
 
 void RawTraceEvent::Reset() {

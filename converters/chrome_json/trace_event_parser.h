@@ -37,6 +37,11 @@ struct TraceEventArgs {
   // "grid" / "block": [x, y, z] arrays of integers.
   Token grid;
   Token block;
+  // What record_shapes / with_stack record on CPU ops (raw JSON for arrays).
+  Token input_dims;       // "Input Dims": [[64, 64], [64, 64]]
+  Token input_types;      // "Input type": ["float", "float"]
+  Token concrete_inputs;  // "Concrete Inputs": ["", "[2, 2]", "1"]
+  Token call_stack;       // "Call stack": "file.py(12): f;file.py(30): g"
 };
 
 struct RawTraceEvent {

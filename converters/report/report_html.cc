@@ -168,6 +168,175 @@ void AddMemory(const HostReport& r, JsonBuilder* j) {
   j->Close(']');
 }
 
+double PsToMs(int64_t ps) { return static_cast<double>(ps) / 1e9; }
+
+void AddOpKernels(const google::protobuf::RepeatedPtrField<tbprof::OpKernel>& kernels,
+                  JsonBuilder* j) {
+  j->Key("kernels").Open('[');
+  for (const tbprof::OpKernel& k : kernels) {
+    j->Open('{');
+    j->Key("name").Str(k.name());
+    j->Key("count").Int(k.occurrences());
+    j->Key("ms").Num(PsToMs(k.total_ps()));
+    j->Key("tc").Bool(k.uses_tensor_core());
+    j->Close('}');
+  }
+  j->Close(']');
+}
+
+void AddOpRowFields(const tbprof::OpRow& row, JsonBuilder* j) {
+  j->Key("name").Str(row.name());
+  j->Key("calls").Int(row.calls());
+  j->Key("hostSelfMs").Num(PsToMs(row.host_self_ps()));
+  j->Key("hostTotalMs").Num(PsToMs(row.host_total_ps()));
+  j->Key("devSelfMs").Num(PsToMs(row.device_self_ps()));
+  j->Key("devTotalMs").Num(PsToMs(row.device_total_ps()));
+  j->Key("tcSelfMs").Num(PsToMs(row.device_self_tensor_core_ps()));
+  // Tensor Core share of self time; -1 for ops that cannot use them.
+  j->Key("tcPct").Num(!row.tensor_core_eligible() ? -1
+                      : row.device_self_ps() > 0
+                          ? 100.0 * row.device_self_tensor_core_ps() / row.device_self_ps()
+                          : 0);
+}
+
+// The operator view: rows by name (with kernels and call stacks) and by
+// input shape, at most options.max_ops each.
+void AddOperators(const tbprof::OperatorStats& s, const HtmlReportOptions& o, JsonBuilder* j) {
+  j->Key("ops").Open('{');
+  j->Key("noData").Str(s.no_data_reason());
+  j->Key("source").Str(s.op_source());
+  j->Key("hostOps").Int(s.host_ops());
+  j->Key("deviceMs").Num(PsToMs(s.device_time_ps()));
+  j->Key("attributedMs").Num(PsToMs(s.attributed_device_time_ps()));
+  j->Key("unattributed").Open('[');
+  for (const tbprof::UnattributedDeviceTime& u : s.unattributed()) {
+    if (u.events() == 0) continue;
+    j->Open('{');
+    j->Key("reason").Str(u.reason());
+    j->Key("explanation").Str(u.explanation());
+    j->Key("events").Int(u.events());
+    j->Key("ms").Num(PsToMs(u.time_ps()));
+    AddOpKernels(u.kernels(), j);
+    j->Close('}');
+  }
+  j->Close(']');
+  j->Key("rows").Open('[');
+  for (int i = 0; i < s.ops_size() && i < o.max_ops; ++i) {
+    const tbprof::OpRow& row = s.ops(i);
+    j->Open('{');
+    AddOpRowFields(row, j);
+    j->Key("byNameMs").Num(PsToMs(row.device_self_by_name_ps()));
+    AddOpKernels(row.kernels(), j);
+    j->Key("stacks").Open('[');
+    for (const tbprof::OpCallStack& c : row.call_stacks()) {
+      j->Open('{');
+      j->Key("stack").Str(c.stack());
+      j->Key("calls").Int(c.calls());
+      j->Key("devMs").Num(PsToMs(c.device_total_ps()));
+      j->Key("hostMs").Num(PsToMs(c.host_total_ps()));
+      j->Close('}');
+    }
+    j->Close(']');
+    j->Close('}');
+  }
+  j->Close(']');
+  j->Key("opCount").Int(s.ops_size());
+  j->Key("shapes").Open('[');
+  for (int i = 0; i < s.ops_by_input_shape_size() && i < o.max_ops; ++i) {
+    const tbprof::OpRow& row = s.ops_by_input_shape(i);
+    j->Open('{');
+    AddOpRowFields(row, j);
+    j->Key("shapes").Str(row.input_shapes());
+    j->Key("types").Str(row.input_types());
+    j->Close('}');
+  }
+  j->Close(']');
+  j->Key("notes").Open('[');
+  for (const std::string& n : s.notes()) j->Str(n);
+  j->Close(']');
+  j->Close('}');
+}
+
+void AddModules(const tbprof::ModuleStats& m, const HtmlReportOptions& o, JsonBuilder* j) {
+  j->Key("modules").Open('{');
+  j->Key("noData").Str(m.no_data_reason());
+  j->Key("outsideMs").Num(PsToMs(m.device_time_outside_modules_ps()));
+  j->Key("count").Int(m.modules_size());
+  j->Key("nodes").Open('[');
+  // Depth first, so a prefix keeps every shown node's parent.
+  for (int i = 0; i < m.modules_size() && i < o.max_modules; ++i) {
+    const tbprof::ModuleNode& n = m.modules(i);
+    j->Open('{');
+    j->Key("name").Str(n.name());
+    j->Key("path").Str(n.path());
+    j->Key("parent").Int(n.parent());
+    j->Key("depth").Int(n.depth());
+    j->Key("calls").Int(n.occurrences());
+    j->Key("hostMs").Num(PsToMs(n.host_total_ps()));
+    j->Key("hostSelfMs").Num(PsToMs(n.host_self_ps()));
+    j->Key("devSelfMs").Num(PsToMs(n.device_self_ps()));
+    j->Key("devTotalMs").Num(PsToMs(n.device_total_ps()));
+    j->Key("ops").Int(n.ops());
+    j->Close('}');
+  }
+  j->Close(']');
+  j->Key("notes").Open('[');
+  for (const std::string& n : m.notes()) j->Str(n);
+  j->Close(']');
+  j->Close('}');
+}
+
+void AddGemmRow(const tbprof::GemmOpEfficiency& e, JsonBuilder* j) {
+  j->Open('{');
+  j->Key("name").Str(e.name());
+  j->Key("shapes").Str(e.input_shapes());
+  j->Key("dtype").Str(e.dtype());
+  j->Key("calls").Int(e.calls());
+  j->Key("gflopPerCall").Num(e.flops_per_call() / 1e9);
+  j->Key("ms").Num(PsToMs(e.device_time_ps()));
+  j->Key("tflops").Num(e.achieved_tflops());
+  j->Key("peak").Num(e.peak_tflops());
+  j->Key("peakKind").Str(e.peak_kind());
+  j->Key("peakPct").Num(e.peak_tflops() > 0 ? 100 * e.fraction_of_peak() : -1);
+  j->Key("timePct").Num(e.percent_of_device_time());
+  j->Key("device").Int(e.device_ordinal());
+  j->Close('}');
+}
+
+void AddGemm(const tbprof::GemmEfficiency& g, const HtmlReportOptions& o, JsonBuilder* j) {
+  j->Key("gemm").Open('{');
+  j->Key("noData").Str(g.no_data_reason());
+  j->Key("totalFlops").Num(g.total_flops());
+  j->Key("deviceMs").Num(PsToMs(g.device_time_ps()));
+  j->Key("devices").Open('[');
+  for (const tbprof::DevicePeak& d : g.devices()) {
+    j->Open('{');
+    j->Key("ordinal").Int(d.device_ordinal());
+    j->Key("name").Str(d.name());
+    j->Key("arch").Str(d.architecture());
+    j->Key("sms").Int(d.sm_count());
+    j->Key("clockMhz").Num(d.clock_mhz());
+    j->Key("clockSource").Str(d.clock_source());
+    j->Key("fp16").Num(d.fp16_tensor_tflops());
+    j->Key("tf32").Num(d.tf32_tensor_tflops());
+    j->Key("fp32").Num(d.fp32_tflops());
+    j->Key("fp8").Num(d.fp8_tensor_tflops());
+    j->Key("source").Str(d.source());
+    j->Close('}');
+  }
+  j->Close(']');
+  j->Key("rows").Open('[');
+  for (int i = 0; i < g.ops_size() && i < o.max_ops; ++i) AddGemmRow(g.ops(i), j);
+  j->Close(']');
+  j->Key("worst").Open('[');
+  for (const tbprof::GemmOpEfficiency& e : g.worst()) AddGemmRow(e, j);
+  j->Close(']');
+  j->Key("notes").Open('[');
+  for (const std::string& n : g.notes()) j->Str(n);
+  j->Close(']');
+  j->Close('}');
+}
+
 void AddHost(const HostReport& r, const HtmlReportOptions& o, JsonBuilder* j) {
   j->Open('{');
   j->Key("host").Str(r.host);
@@ -193,6 +362,9 @@ void AddHost(const HostReport& r, const HtmlReportOptions& o, JsonBuilder* j) {
   j->Close('}');
   AddKernels(r, o, j);
   AddMemory(r, j);
+  AddOperators(r.operators, o, j);
+  AddModules(r.modules, o, j);
+  AddGemm(r.gemm_efficiency, o, j);
   j->Key("errors").StrList(r.errors);
   j->Key("warnings").StrList(r.warnings);
   j->Close('}');

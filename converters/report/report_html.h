@@ -5,7 +5,11 @@
 //    stacked bar per step (SVG) with the category breakdown, the top kernels
 //    (SVG bars) and a kernel table sortable by clicking its column headers,
 //    the input-pipeline split, and a memory timeline per allocator (SVG)
-//    with the peak marked and the allocations live at the peak;
+//    with the peak marked and the allocations live at the peak; the top ops
+//    (device and host self time as bars), sortable tables of ops by name and
+//    by input shape, the call stacks of the top ops, an icicle chart of the
+//    nn.Module tree with a sortable module table, and the GEMM efficiency
+//    (fraction of the GPU's peak as bars) with a sortable GEMM table;
 //  * for several hosts: a comparison of step times across hosts (SVG).
 //
 // After drawing, the script writes "ok charts=<n> errors=0" into the element
@@ -25,6 +29,10 @@ namespace tbprof::views {
 struct HtmlReportOptions {
   // Kernel table rows per host (the top ones by total time).
   int max_kernels = 500;
+  // Rows of the operator tables (by name, by input shape) and GEMM table,
+  // and module tree nodes (depth first).
+  int max_ops = 500;
+  int max_modules = 2000;
   // Shown in the page footer, e.g. "tbprof 0.1.0".
   std::string generator = "tbprof";
 };

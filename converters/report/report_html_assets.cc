@@ -59,6 +59,7 @@ h4 { margin: 14px 0 4px; font-size: 14px; }
 table.sortable th:hover { background: #e4e7eb; }
 table.sortable th[aria-sort=descending]::after { content: " \25BC"; font-size: 10px; }
 table.sortable th[aria-sort=ascending]::after { content: " \25B2"; font-size: 10px; }
+span.stack { font-family: ui-monospace, Menlo, Consolas, monospace; font-size: 12px; white-space: normal; }
 .table-wrap { max-height: 460px; overflow: auto; border: 1px solid var(--line); border-radius: 6px; }
 td .cellbar { display: inline-block; height: 9px; background: #a0c4e8; border-radius: 2px;
               margin-right: 6px; vertical-align: 0; max-width: 60px; }
@@ -368,15 +369,60 @@ const char kReportHtmlJs[] = R"JS(
       }))]);
   }
   function dash(v) { return v > 0 ? fx(v, 0) : '\u2013'; }
+  // A table sorted by clicking a column header (descending first for
+  // numbers). Columns: {key, label, str: text column, fmt(value, row): cell
+  // text, disp(value, row): shortened text (the full value goes in the
+  // title), bar(value, row): 0..100 for a small bar before the number, cls}.
+  // `numCol` names the numeric column the #selftest clicks.
+  function sortableTable(cols, rows, sortKey, numCol, cls) {
+    rows = rows.slice();
+    var desc = true, heads = [], tbody = h('tbody');
+    function cmp(a, b) {
+      var x = a[sortKey], y = b[sortKey];
+      var c = typeof x === 'string' ? x.localeCompare(y) : (+x) - (+y);
+      return desc ? -c : c;
+    }
+    function cell(c, r) {
+      var v = r[c.key];
+      if (c.disp) return h('td', {cls: c.cls || 'name', title: v}, [c.disp(v, r)]);
+      if (c.str) return h('td', {cls: c.cls || ''}, [v]);
+      var text = c.fmt ? c.fmt(v, r) : String(v);
+      if (c.bar) {
+        var w = Math.min(60, Math.max(0, c.bar(v, r)) * 0.6 + 1);
+        return h('td', {cls: 'num'}, [h('span', {cls: 'cellbar', style: 'width:' + w + 'px'}), text]);
+      }
+      return h('td', {cls: 'num'}, [text]);
+    }
+    function render() {
+      rows.sort(cmp);
+      while (tbody.firstChild) tbody.removeChild(tbody.firstChild);
+      rows.forEach(function (r) { tbody.appendChild(h('tr', {}, cols.map(function (c) { return cell(c, r); }))); });
+      heads.forEach(function (th, i) {
+        th.setAttribute('aria-sort', cols[i].key === sortKey ? (desc ? 'descending' : 'ascending') : 'none');
+      });
+    }
+    var tr = h('tr', {}, cols.map(function (c) {
+      var th = h('th', {cls: c.str || c.disp ? '' : 'num', title: 'Sort by ' + c.label}, [c.label]);
+      th.addEventListener('click', function () {
+        if (sortKey === c.key) desc = !desc; else { sortKey = c.key; desc = !(c.str || c.disp); }
+        render();
+      });
+      heads.push(th);
+      return th;
+    }));
+    render();
+    return h('div', {cls: 'table-wrap'}, [h('table', {cls: (cls || '') + ' sortable', 'data-num-col': numCol},
+                                             [h('thead', {}, [tr]), tbody])]);
+  }
   var KCOLS = [
-    {key: 'name', label: 'Kernel', str: true},
-    {key: 'op', label: 'Op', str: true},
+    {key: 'name', label: 'Kernel', disp: function (v) { return shortName(v, 60); }},
+    {key: 'op', label: 'Op', disp: function (v) { return v; }, cls: 'op'},
     {key: 'count', label: 'Count', fmt: String},
     {key: 'totalMs', label: 'Total ms', fmt: ms},
     {key: 'avgUs', label: 'Avg \u00b5s', fmt: us},
     {key: 'minUs', label: 'Min \u00b5s', fmt: us},
     {key: 'maxUs', label: 'Max \u00b5s', fmt: us},
-    {key: 'pct', label: '% time', fmt: pct, bar: true},
+    {key: 'pct', label: '% time', fmt: pct, bar: function (v) { return v; }},
     {key: 'occ', label: 'Occ %', fmt: dash},
     {key: 'tc', label: 'TC', fmt: function (v) { return v ? 'yes' : 'no'; }},
     {key: 'regs', label: 'Regs', fmt: String},
@@ -384,44 +430,208 @@ const char kReportHtmlJs[] = R"JS(
     {key: 'grid', label: 'Grid', str: true},
     {key: 'block', label: 'Block', str: true}
   ];
-  function kernelTable(host) {
-    var rows = host.kernels.slice(), sortKey = 'totalMs', desc = true, heads = [];
-    var tbody = h('tbody');
-    function cmp(a, b) {
-      var x = a[sortKey], y = b[sortKey];
-      var c = typeof x === 'string' ? x.localeCompare(y) : (+x) - (+y);
-      return desc ? -c : c;
-    }
-    function render() {
-      rows.sort(cmp);
-      while (tbody.firstChild) tbody.removeChild(tbody.firstChild);
-      rows.forEach(function (k) {
-        tbody.appendChild(h('tr', {}, KCOLS.map(function (c) {
-          var v = k[c.key];
-          if (c.key === 'name') return h('td', {cls: 'name', title: v}, [shortName(v, 60)]);
-          if (c.key === 'op') return h('td', {cls: 'op', title: v}, [v]);
-          if (c.str) return h('td', {}, [v]);
-          if (c.bar) {
-            return h('td', {cls: 'num'}, [h('span', {cls: 'cellbar', style: 'width:' + Math.min(60, v * 0.6 + 1) + 'px'}), c.fmt(v)]);
-          }
-          return h('td', {cls: 'num'}, [c.fmt(v)]);
+  function kernelTable(host) { return sortableTable(KCOLS, host.kernels, 'totalMs', 2, 'kernels'); }
+
+  // ---- Operators, modules, GEMM efficiency.
+  function notesList(notes) {
+    if (!notes || !notes.length) return null;
+    return h('ul', {cls: 'recs'}, notes.map(function (n) { return h('li', {cls: 'muted'}, [n]); }));
+  }
+  function tcText(v) { return v < 0 ? '\u2013' : fx(v, 0); }
+  function flops(v) {
+    var units = ['', 'k', 'M', 'G', 'T', 'P', 'E'], i = 0;
+    v = +v || 0;
+    while (Math.abs(v) >= 999.5 && i < 6) { v /= 1000; i++; }
+    return String(+v.toPrecision(3)) + ' ' + units[i] + 'FLOP';
+  }
+
+  // Top ops: device self time (green: on Tensor Cores) and host self time.
+  function opChart(ops) {
+    var rows = ops.rows.slice(0, 12);
+    if (!rows.length) return null;
+    var max = 0;
+    rows.forEach(function (r) { max = Math.max(max, r.devSelfMs, r.hostSelfMs); });
+    if (!(max > 0)) return null;
+    var rowH = 30, p = plot(1000, rows.length * rowH + 12, [0, 6, 0, 6], 'Top ops: device and host self time');
+    var L = 330, R = 740;
+    rows.forEach(function (r, i) {
+      var y = 6 + i * rowH, wTc = r.tcSelfMs / max * (R - L), wDev = r.devSelfMs / max * (R - L);
+      var wHost = r.hostSelfMs / max * (R - L);
+      p.svg.appendChild(s('g', {cls: 'bar'}, [
+        s('title', {text: r.name + '\n' + r.calls + ' calls\ndevice self ' + ms(r.devSelfMs) + ' ms (total ' +
+                          ms(r.devTotalMs) + ')\nhost self ' + ms(r.hostSelfMs) + ' ms (total ' + ms(r.hostTotalMs) + ')' +
+                          (r.tcPct >= 0 ? '\nTensor Cores: ' + fx(r.tcPct, 0) + '% of device self time' : '')}),
+        s('text', {x: L - 8, y: y + 15, 'text-anchor': 'end', text: shortName(r.name, 42)}),
+        s('rect', {x: L, y: y + 3, width: Math.max(wDev - wTc, 0), height: 13, fill: '#4e79a7'}),
+        s('rect', {x: L + Math.max(wDev - wTc, 0), y: y + 3, width: Math.max(wTc, 0), height: 13, fill: '#59a14f'}),
+        s('rect', {x: L, y: y + 18, width: Math.max(wHost, 0.5), height: 6, fill: '#f28e2b'}),
+        s('text', {x: L + Math.max(wDev, wHost) + 6, y: y + 15, text: ms(r.devSelfMs) + ' ms device \u00b7 ' + ms(r.hostSelfMs) + ' ms host'})
+      ]));
+    });
+    return done(p.svg);
+  }
+
+  function stackList(ops) {
+    var withStacks = ops.rows.filter(function (r) { return r.stacks.length; }).slice(0, 10);
+    if (!withStacks.length) return null;
+    return h('details', {}, [h('summary', {}, ['Call stacks of the top ops (innermost frame first)'])].concat(
+        withStacks.map(function (r) {
+          return h('div', {}, [h('h4', {}, [r.name]), table([
+            {label: 'Device ms', num: true, get: function (c) { return ms(c.devMs); }},
+            {label: 'Host ms', num: true, get: function (c) { return ms(c.hostMs); }},
+            {label: 'Calls', num: true, get: function (c) { return String(c.calls); }},
+            {label: 'Stack', get: function (c) { return h('span', {cls: 'stack'}, [c.stack.split(';').join(' \u2190 ')]); }}],
+            r.stacks, 'compact')]);
         })));
-      });
-      heads.forEach(function (th, i) {
-        th.setAttribute('aria-sort', KCOLS[i].key === sortKey ? (desc ? 'descending' : 'ascending') : 'none');
+  }
+
+  var OPCOLS = [
+    {key: 'name', label: 'Op', disp: function (v) { return v.length > 60 ? v.slice(0, 59) + '\u2026' : v; }},
+    {key: 'calls', label: 'Calls', fmt: String},
+    {key: 'devSelfMs', label: 'Device self ms', fmt: ms},
+    {key: 'devTotalMs', label: 'Device total ms', fmt: ms},
+    {key: 'hostSelfMs', label: 'Host self ms', fmt: ms},
+    {key: 'hostTotalMs', label: 'Host total ms', fmt: ms},
+    {key: 'tcPct', label: 'TC %', fmt: tcText, bar: function (v) { return v; }}
+  ];
+
+  function operatorsPanel(x) {
+    var o = x.ops;
+    if (o.noData) return panel(['Operators'], [h('p', {cls: 'muted'}, [o.noData])]);
+    var share = o.deviceMs > 0 ? ' (' + pct(100 * o.attributedMs / o.deviceMs) + ')' : '';
+    var sub = o.opCount + ' ops, ' + o.hostOps + ' calls; device time ' + ms(o.deviceMs) + ' ms, launched by ops ' +
+              ms(o.attributedMs) + ' ms' + share;
+    var body = [opChart(o), legend([{color: '#4e79a7', label: 'device self (CUDA cores)'},
+                                    {color: '#59a14f', label: 'device self (Tensor Cores)'},
+                                    {color: '#f28e2b', label: 'host self'}])];
+    if (o.unattributed.length) {
+      body.push(h('p', {}, ['Device time no op launched:']));
+      body.push(h('ul', {cls: 'recs'}, o.unattributed.map(function (u) {
+        var top = u.kernels.length ? ' Longest: ' + shortName(u.kernels[0].name, 60) + ' (' + ms(u.kernels[0].ms) + ' ms).' : '';
+        return h('li', {}, [u.explanation + '.' + top]);
+      })));
+    }
+    body.push(h('p', {cls: 'muted'}, ['Device self: kernels and copies an op launched itself; total: with the ops it called. Host self: its time minus the ops it called. Click a column header to sort.']));
+    body.push(sortableTable(OPCOLS, o.rows, 'devSelfMs', 1, 'ops'));
+    if (o.shapes.length) {
+      var shapeCols = [OPCOLS[0], {key: 'shapes', label: 'Input shapes', disp: function (v) { return v.length > 48 ? v.slice(0, 47) + '\u2026' : v; }},
+                       {key: 'types', label: 'Input types', disp: function (v) { return v.length > 40 ? v.slice(0, 39) + '\u2026' : v; }}].concat(OPCOLS.slice(1));
+      body.push(h('details', {}, [h('summary', {}, ['By input shape (' + plural(o.shapes.length, 'row') + ')']),
+                                  sortableTable(shapeCols, o.shapes, 'devSelfMs', 3, 'shapes')]));
+    }
+    body.push(stackList(o));
+    body.push(notesList(o.notes));
+    return panel(['Operators ', h('span', {cls: 'muted'}, [sub])], body);
+  }
+
+  // Icicle of the module tree: width = device total time (host time when
+  // no module launched device work), one row per depth.
+  function moduleIcicle(m) {
+    var nodes = m.nodes, kids = nodes.map(function () { return []; }), roots = [];
+    nodes.forEach(function (n, i) { if (n.parent >= 0 && n.parent < nodes.length) kids[n.parent].push(i); else roots.push(i); });
+    var useDev = roots.some(function (i) { return nodes[i].devTotalMs > 0; });
+    function val(i) { return useDev ? nodes[i].devTotalMs : nodes[i].hostMs; }
+    var total = 0;
+    roots.forEach(function (i) { total += val(i); });
+    if (!(total > 0)) return null;
+    var depth = 0;
+    nodes.forEach(function (n) { depth = Math.max(depth, n.depth); });
+    depth = Math.min(depth, 7);
+    var rowH = 24, W = 1000, p = plot(W, (depth + 1) * rowH + 4, [0, 2, 0, 2], 'Module tree by ' + (useDev ? 'device' : 'host') + ' time');
+    var palette = ['#4e79a7', '#76b7b2', '#59a14f', '#edc948', '#f28e2b', '#e15759', '#b07aa1', '#9c755f'];
+    function draw(i, x0, x1) {
+      var n = nodes[i], w = x1 - x0;
+      if (n.depth > depth || w < 0.5) return;
+      var y = 2 + n.depth * rowH;
+      var g = s('g', {cls: 'bar'}, [s('title', {text: n.path + '\n' + n.calls + ' calls\ndevice ' + ms(n.devTotalMs) +
+          ' ms (self ' + ms(n.devSelfMs) + ')\nhost ' + ms(n.hostMs) + ' ms (self ' + ms(n.hostSelfMs) + ')'}),
+          s('rect', {x: x0, y: y, width: Math.max(w - 1, 0.5), height: rowH - 2, fill: palette[n.depth % palette.length], rx: 2})]);
+      var chars = Math.floor((w - 8) / 7);
+      if (chars >= 4) {
+        g.appendChild(s('text', {x: x0 + 4, y: y + 15, style: 'fill:#fff', text: n.name.length > chars ? n.name.slice(0, chars - 1) + '\u2026' : n.name}));
+      }
+      p.svg.appendChild(g);
+      var v = val(i), x = x0;
+      if (!(v > 0)) return;
+      kids[i].forEach(function (k) {
+        var kw = Math.min(val(k) / v * w, x1 - x);
+        draw(k, x, x + kw);
+        x += kw;
       });
     }
-    var tr = h('tr', {}, KCOLS.map(function (c) {
-      var th = h('th', {cls: c.str ? '' : 'num', title: 'Sort by ' + c.label}, [c.label]);
-      th.addEventListener('click', function () {
-        if (sortKey === c.key) desc = !desc; else { sortKey = c.key; desc = !c.str; }
-        render();
-      });
-      heads.push(th);
-      return th;
-    }));
-    render();
-    return h('div', {cls: 'table-wrap'}, [h('table', {cls: 'kernels sortable'}, [h('thead', {}, [tr]), tbody])]);
+    var x = 0;
+    roots.forEach(function (i) { var w = val(i) / total * W; draw(i, x, x + w); x += w; });
+    return done(p.svg);
+  }
+
+  function modulesPanel(x) {
+    var m = x.modules;
+    if (m.noData) return panel(['Modules'], [h('p', {cls: 'muted'}, [m.noData])]);
+    var sub = plural(m.count, 'module path') + '; device time outside modules ' + ms(m.outsideMs) + ' ms';
+    var cols = [
+      {key: 'path', label: 'Module path', disp: function (v) { return v.length > 70 ? '\u2026' + v.slice(v.length - 69) : v; }},
+      {key: 'calls', label: 'Calls', fmt: String},
+      {key: 'devTotalMs', label: 'Device total ms', fmt: ms},
+      {key: 'devSelfMs', label: 'Device self ms', fmt: ms},
+      {key: 'hostMs', label: 'Host ms', fmt: ms},
+      {key: 'hostSelfMs', label: 'Host self ms', fmt: ms},
+      {key: 'ops', label: 'Ops', fmt: String}];
+    return panel(['Modules ', h('span', {cls: 'muted'}, [sub])], [
+      moduleIcicle(m),
+      h('p', {cls: 'muted'}, ['Each bar is a module, nested under its parent, as wide as its time; hover for numbers.']),
+      sortableTable(cols, m.nodes, 'devTotalMs', 1, 'modules'), notesList(m.notes)]);
+  }
+
+  // Fraction of the GPU's peak, one bar per GEMM shape.
+  function gemmChart(rows) {
+    rows = rows.filter(function (r) { return r.peakPct >= 0; }).slice(0, 10);
+    if (!rows.length) return null;
+    var rowH = 26, p = plot(1000, rows.length * rowH + 30, [0, 6, 0, 24], 'GEMM and convolution efficiency');
+    var L = 430, R = 900;
+    [0, 25, 50, 75, 100].forEach(function (t) {
+      var gx = L + t / 100 * (R - L);
+      p.svg.appendChild(s('line', {x1: gx, x2: gx, y1: 4, y2: p.h - 22, cls: 'grid'}));
+      p.svg.appendChild(s('text', {x: gx, y: p.h - 8, 'text-anchor': 'middle', text: t + '%'}));
+    });
+    rows.forEach(function (r, i) {
+      var y = 6 + i * rowH, w = Math.max(1, Math.min(100, r.peakPct) / 100 * (R - L));
+      var color = r.peakPct < 30 ? '#e15759' : r.peakPct < 60 ? '#f28e2b' : '#59a14f';
+      p.svg.appendChild(s('g', {cls: 'bar'}, [
+        s('title', {text: r.name + ' ' + r.shapes + ' ' + r.dtype + '\n' + r.calls + ' calls, ' + ms(r.ms) + ' ms (' + pct(r.timePct) +
+                          ' of device time)\n' + num(r.tflops) + ' TFLOP/s of ' + num(r.peak) + ' (' + r.peakKind + ')'}),
+        s('text', {x: L - 8, y: y + 17, 'text-anchor': 'end', text: shortName(r.name + ' ' + r.shapes, 58)}),
+        s('rect', {x: L, y: y + 4, width: w, height: rowH - 8, rx: 2, fill: color}),
+        s('text', {x: L + w + 6, y: y + 17, text: fx(r.peakPct, 1) + '%'})
+      ]));
+    });
+    return done(p.svg);
+  }
+
+  function gemmPanel(x) {
+    var g = x.gemm;
+    if (g.noData) return panel(['GEMM efficiency'], [h('p', {cls: 'muted'}, [g.noData])]);
+    var rate = g.deviceMs > 0 ? g.totalFlops / (g.deviceMs * 1e9) : 0;
+    var sub = flops(g.totalFlops) + ' in ' + ms(g.deviceMs) + ' ms = ' + num(rate) + ' TFLOP/s';
+    var body = g.devices.map(function (d) {
+      return h('p', {}, ['GPU ' + d.ordinal + ' ' + d.name + ' (' + d.arch + '): ' + d.sms + ' SMs \u00d7 ' + fx(d.clockMhz, 0) +
+          ' MHz \u2192 peak ' + fx(d.fp16, 0) + ' TFLOP/s fp16/bf16, ' + fx(d.tf32, 0) + ' tf32, ' + fx(d.fp32, 1) + ' fp32. ',
+          h('span', {cls: 'muted'}, ['Clock: ' + d.clockSource + '. Rates: ' + d.source + '.'])]);
+    });
+    var worst = g.worst.length ? g.worst : g.rows;
+    body.push(h('h4', {}, [g.worst.length ? 'Least efficient expensive GEMMs (at least 1% of device time)' : 'GEMMs by device time']));
+    body.push(gemmChart(worst));
+    body.push(sortableTable([
+      {key: 'name', label: 'Op', disp: function (v) { return v; }},
+      {key: 'calls', label: 'Calls', fmt: String},
+      {key: 'shapes', label: 'Input shapes', disp: function (v) { return v.length > 48 ? v.slice(0, 47) + '\u2026' : v; }},
+      {key: 'dtype', label: 'Type', str: true},
+      {key: 'gflopPerCall', label: 'GFLOP/call', fmt: num},
+      {key: 'tflops', label: 'TFLOP/s', fmt: function (v) { return fx(v, 2); }},
+      {key: 'peakPct', label: '% of peak', fmt: function (v) { return v < 0 ? '\u2013' : fx(v, 1); }, bar: function (v) { return v; }},
+      {key: 'ms', label: 'Device ms', fmt: ms},
+      {key: 'timePct', label: '% of device time', fmt: pct}], g.rows, 'ms', 1, 'gemm'));
+    body.push(notesList(g.notes));
+    return panel(['GEMM efficiency ', h('span', {cls: 'muted'}, [sub])], body);
   }
 
   // ---- Sections.
@@ -439,12 +649,14 @@ const char kReportHtmlJs[] = R"JS(
     var tcMs = 0;
     x.kernels.forEach(function (k) { if (k.tc) tcMs += k.totalMs; });
     var a = x.allocators[0];
+    var top = x.ops.rows.length && x.ops.deviceMs > 0 && x.ops.rows[0].devSelfMs > 0 ? x.ops.rows[0] : null;
     return h('div', {cls: 'cards'}, [
       card('Average step', x.steps.length ? ms(x.step.avgMs) + ' ms' : '\u2013',
            x.steps.length ? plural(x.steps.length, 'step') + ', ' + ms(x.step.minMs) + '\u2013' + ms(x.step.maxMs) + ' ms' : 'no steps found'),
       card('Bottleneck', x.bottleneck || '\u2013', x.input.classification ? 'input: ' + x.input.classification : null),
       x.steps.length ? card('Input', pct(x.input.inputPct), 'of step time; idle ' + pct(x.input.idlePct)) : null,
       card('Kernel time', ms(x.kernelTotalMs) + ' ms', x.kernelLaunches + ' launches, ' + x.kernelReports + ' kernels'),
+      top ? card('Top op', shortName(top.name, 22), ms(top.devSelfMs) + ' ms device self (' + pct(100 * top.devSelfMs / x.ops.deviceMs) + ')') : null,
       x.kernelTotalMs > 0 ? card('Tensor Cores', pct(100 * tcMs / x.kernelTotalMs), 'of kernel time') : null,
       a ? card('Peak memory', bytes(a.peakBytes), a.id + (a.capacity > 0 ? ', ' + pct(100 * a.peakBytes / a.capacity) + ' of ' + bytes(a.capacity) : '')) : null
     ]);
@@ -550,6 +762,9 @@ const char kReportHtmlJs[] = R"JS(
       safely('kernels', function () { return kernelPanel(x); }),
       safely('input pipeline', function () { return inputPanel(x); }),
       safely('memory', function () { return memoryPanel(x); }),
+      safely('operators', function () { return operatorsPanel(x); }),
+      safely('modules', function () { return modulesPanel(x); }),
+      safely('gemm', function () { return gemmPanel(x); }),
       safely('diagnostics', function () { return diagnosticsPanel(x); })]);
   }
 
@@ -588,7 +803,8 @@ const char kReportHtmlJs[] = R"JS(
   }
 
   // With "#selftest" in the URL (tests/report_html_chromium_test.sh), click
-  // the kernel tables' headers and check the row order each time.
+  // the sortable tables' headers (a numeric column, data-num-col, and the
+  // first) and check the row order each time.
   function selfTest() {
     function column(table, i) {
       // Shortened names keep the full one in their title.
@@ -601,7 +817,8 @@ const char kReportHtmlJs[] = R"JS(
     }
     var tables = document.querySelectorAll('table.sortable');
     Array.prototype.forEach.call(tables, function (t) {
-      var ths = t.tHead.rows[0].cells, count = 2, num = function (a, b) { return parseFloat(a) - parseFloat(b); };
+      var ths = t.tHead.rows[0].cells, count = +(t.getAttribute('data-num-col') || 2);
+      var num = function (a, b) { return parseFloat(a) - parseFloat(b); };
       ths[count].click();
       expectOrder(column(t, count), function (a, b) { return num(b, a); }, 'count descending');
       ths[count].click();

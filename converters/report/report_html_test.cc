@@ -81,6 +81,44 @@ TEST(ReportHtmlTest, EmbeddedDataIsJsonWithEveryHost) {
   EXPECT_EQ(object.fields().at("source").string_value(), "trace <1>.json");
 }
 
+TEST(ReportHtmlTest, EmbedsOperatorModuleAndGemmViews) {
+  const std::string data = EmbeddedData(RenderHtmlReport(SampleInput(1)));
+  google::protobuf::Struct object;
+  ASSERT_TRUE(google::protobuf::util::JsonStringToMessage(data, &object).ok());
+  const auto& host = object.fields().at("hosts").list_value().values(0).struct_value().fields();
+  const auto& ops = host.at("ops").struct_value().fields();
+  EXPECT_EQ(ops.at("noData").string_value(), "");
+  EXPECT_DOUBLE_EQ(ops.at("deviceMs").number_value(), 32);
+  const auto& addmm = ops.at("rows").list_value().values(0).struct_value().fields();
+  EXPECT_EQ(addmm.at("name").string_value(), "aten::addmm");
+  EXPECT_DOUBLE_EQ(addmm.at("devSelfMs").number_value(), 24);
+  EXPECT_DOUBLE_EQ(addmm.at("tcPct").number_value(), 100);
+  EXPECT_EQ(addmm.at("stacks").list_value().values_size(), 1);
+  // Not eligible for Tensor Cores: -1.
+  const auto& fill = ops.at("rows").list_value().values(1).struct_value().fields();
+  EXPECT_DOUBLE_EQ(fill.at("tcPct").number_value(), -1);
+  EXPECT_EQ(ops.at("unattributed").list_value().values_size(), 1);
+  EXPECT_EQ(ops.at("shapes").list_value().values_size(), 1);
+  const auto& modules = host.at("modules").struct_value().fields();
+  EXPECT_EQ(modules.at("nodes").list_value().values_size(), 2);
+  const auto& gemm = host.at("gemm").struct_value().fields();
+  EXPECT_EQ(gemm.at("worst").list_value().values_size(), 1);
+  EXPECT_EQ(gemm.at("devices").list_value().values(0).struct_value().fields().at("sms")
+                .number_value(),
+            132);
+  // An op named like markup stays text.
+  EXPECT_THAT(data, Not(HasSubstr("<b>op</b>")));
+}
+
+TEST(ReportHtmlTest, ViewsWithoutDataCarryTheirReason) {
+  ReportInput input;
+  AllViews views;
+  views.modules.set_no_data_reason("no module events");
+  input.hosts.push_back({"h", views});
+  const std::string data = EmbeddedData(RenderHtmlReport(input));
+  EXPECT_THAT(data, HasSubstr("\"modules\":{\"noData\":\"no module events\""));
+}
+
 TEST(ReportHtmlTest, KernelRowsAreCapped) {
   HtmlReportOptions options;
   options.max_kernels = 2;

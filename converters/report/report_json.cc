@@ -1,6 +1,7 @@
 #include "converters/report/report_json.h"
 
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "converters/views/json_text_writer.h"
@@ -11,17 +12,37 @@
 namespace tbprof::views {
 namespace {
 
+// The members of a host's object, in order. A view that may be absent is
+// listed with a null message and left out; adding a view is one line here.
+struct ViewMember {
+  const char* key;
+  const google::protobuf::Message* message;
+};
+
+std::vector<ViewMember> ViewMembers(const AllViews& v) {
+  return {
+      {"overview", &v.overview},
+      {"input_pipeline", &v.input_pipeline},
+      {"kernel_stats", &v.kernel_stats},
+      {"memory_profile", &v.memory_profile},
+      {"operators", &v.operators},
+      {"modules", &v.modules},
+      {"gemm_efficiency", &v.gemm_efficiency},
+  };
+}
+
 // Each view as MessageToJsonString prints it with always_print_primitive_fields
 // (see proto_json.h).
 absl::Status AppendViewsMembers(const AllViews& views, std::string* out) {
-  out->append("\"overview\":");
-  TBPROF_RETURN_IF_ERROR(AppendMessageAsJson(views.overview, out));
-  out->append(",\"input_pipeline\":");
-  TBPROF_RETURN_IF_ERROR(AppendMessageAsJson(views.input_pipeline, out));
-  out->append(",\"kernel_stats\":");
-  TBPROF_RETURN_IF_ERROR(AppendMessageAsJson(views.kernel_stats, out));
-  out->append(",\"memory_profile\":");
-  TBPROF_RETURN_IF_ERROR(AppendMessageAsJson(views.memory_profile, out));
+  bool first = true;
+  for (const ViewMember& member : ViewMembers(views)) {
+    if (member.message == nullptr) continue;
+    if (!first) out->push_back(',');
+    first = false;
+    AppendJsonString(member.key, out);
+    out->push_back(':');
+    TBPROF_RETURN_IF_ERROR(AppendMessageAsJson(*member.message, out));
+  }
   return absl::OkStatus();
 }
 

@@ -4,10 +4,11 @@
 //
 // Shape, one host:
 //   {"overview": <OverviewPage>, "input_pipeline": <InputPipelineAnalysisResult>,
-//    "kernel_stats": <KernelStatsDb>, "memory_profile": <MemoryProfile>}
+//    "kernel_stats": <KernelStatsDb>, "memory_profile": <MemoryProfile>,
+//    "operators": <tbprof.OperatorStats>, "modules": <tbprof.ModuleStats>,
+//    "gemm_efficiency": <tbprof.GemmEfficiency>}
 // several hosts (in run order):
-//   {"hosts": [{"host": "<name>", "overview": ..., "input_pipeline": ...,
-//               "kernel_stats": ..., "memory_profile": ...}, ...]}
+//   {"hosts": [{"host": "<name>", "overview": ..., ...}, ...]}
 // Each view is printed by views::AppendMessageAsJson (proto_json.h): the
 // JSON value MessageToJsonString prints with always_print_primitive_fields,
 // i.e. lowerCamelCase field names, int64 values as strings, fields with

@@ -38,9 +38,12 @@ void ExpectViewsRoundTrip(const Struct& object, const AllViews& views) {
   ExpectMemberParsesTo(object.fields().at("input_pipeline"), views.input_pipeline);
   ExpectMemberParsesTo(object.fields().at("kernel_stats"), views.kernel_stats);
   ExpectMemberParsesTo(object.fields().at("memory_profile"), views.memory_profile);
+  ExpectMemberParsesTo(object.fields().at("operators"), views.operators);
+  ExpectMemberParsesTo(object.fields().at("modules"), views.modules);
+  ExpectMemberParsesTo(object.fields().at("gemm_efficiency"), views.gemm_efficiency);
 }
 
-TEST(ReportJsonTest, OneHostIsOneObjectOfFourViews) {
+TEST(ReportJsonTest, OneHostIsOneObjectOfItsViews) {
   ReportInput input;
   input.source = "x.json";
   input.hosts.push_back({"worker0", testing::MakeSampleViews()});
@@ -53,7 +56,8 @@ TEST(ReportJsonTest, OneHostIsOneObjectOfFourViews) {
   std::vector<std::string> keys;
   for (const auto& [key, unused] : object.fields()) keys.push_back(key);
   EXPECT_THAT(keys, UnorderedElementsAre("overview", "input_pipeline", "kernel_stats",
-                                         "memory_profile"));
+                                         "memory_profile", "operators", "modules",
+                                         "gemm_efficiency"));
   ExpectViewsRoundTrip(object, input.hosts[0].views);
 }
 
@@ -99,7 +103,7 @@ TEST(ReportJsonTest, EmptyViewsStillHaveAllKeys) {
   ASSERT_TRUE(json.ok());
   Struct object;
   ASSERT_TRUE(JsonStringToMessage(*json, &object).ok());
-  EXPECT_EQ(object.fields().size(), 4u);
+  EXPECT_EQ(object.fields().size(), 7u);
   ExpectViewsRoundTrip(object, input.hosts[0].views);
 }
 

@@ -284,6 +284,9 @@ HostReport BuildHostReport(const HostViews& host) {
   FillInput(ipa, &report);
   FillKernels(views.kernel_stats, &report);
   FillMemory(views.memory_profile, &report);
+  report.operators = views.operators;
+  report.modules = views.modules;
+  report.gemm_efficiency = views.gemm_efficiency;
   AddDiagnostics(views.overview.diagnostics(), &report);
   AddDiagnostics(views.input_pipeline.diagnostics(), &report);
   for (const std::string& warning : report.warnings) {

@@ -1,8 +1,9 @@
 // What a tbprof report shows of one host, derived from the view protos once
 // and shared by the terminal and HTML renderers (report_text.h,
 // report_html.h): verdicts as plain text, the step-time breakdown per
-// category, kernels with their share of kernel time, and per-allocator
-// memory peaks with the allocations live at the peak.
+// category, kernels with their share of kernel time, per-allocator memory
+// peaks with the allocations live at the peak, and the operator, module and
+// GEMM-efficiency views as they are.
 //
 // Building the model never fails; missing views give empty sections.
 #ifndef TBPROF_CONVERTERS_REPORT_REPORT_MODEL_H_
@@ -132,6 +133,12 @@ struct HostReport {
 
   // Allocators, largest peak first.
   std::vector<AllocatorReport> allocators;
+
+  // tbprof's own views as computed (proto/operator_stats.proto); the
+  // renderers read them directly.
+  tbprof::OperatorStats operators;
+  tbprof::ModuleStats modules;
+  tbprof::GemmEfficiency gemm_efficiency;
 
   // Diagnostics of the overview and input analysis (errors first).
   std::vector<std::string> errors;

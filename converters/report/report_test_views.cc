@@ -48,6 +48,110 @@ MemoryProfileSnapshot* AddSnapshot(google::protobuf::RepeatedPtrField<MemoryProf
   return s;
 }
 
+// Operators: aten::addmm (TC, 24 ms self) inside aten::linear, aten::fill_
+// (6 ms), 2 ms unattributed; modules Net_0 > Linear_0; one GEMM row.
+void AddOperatorViews(AllViews* v) {
+  const int64_t ms = 1000000000;
+  tbprof::OperatorStats& s = v->operators;
+  s.set_op_source("tf_op");
+  s.set_host_ops(4);
+  s.set_device_time_ps(32 * ms);
+  s.set_kernel_time_ps(32 * ms);
+  s.set_attributed_device_time_ps(30 * ms);
+  s.set_has_input_shapes(true);
+  s.set_has_call_stacks(true);
+  auto add_row = [](google::protobuf::RepeatedPtrField<tbprof::OpRow>* rows, const char* name,
+                    const char* shapes, int64_t calls, int64_t self, int64_t total,
+                    int64_t host_self, bool tc) {
+    tbprof::OpRow* r = rows->Add();
+    r->set_name(name);
+    r->set_input_shapes(shapes);
+    r->set_input_types(shapes[0] ? "[\"float\",\"float\",\"float\"]" : "");
+    r->set_calls(calls);
+    r->set_device_self_ps(self);
+    r->set_device_total_ps(total);
+    r->set_host_self_ps(host_self);
+    r->set_host_total_ps(host_self * 2);
+    r->set_tensor_core_eligible(tc);
+    r->set_device_self_tensor_core_ps(tc ? self : 0);
+    return r;
+  };
+  tbprof::OpRow* addmm =
+      add_row(s.mutable_ops(), "aten::addmm", "", 40, 24 * ms, 24 * ms, ms, true);
+  tbprof::OpKernel* k = addmm->add_kernels();
+  k->set_name("sm90_xmma_gemm_f32f32_tf32f32_f32_nn_n_tilesize128x128x32_warpgroupsize1x1x1");
+  k->set_occurrences(40);
+  k->set_total_ps(24 * ms);
+  k->set_uses_tensor_core(true);
+  tbprof::OpCallStack* stack = addmm->add_call_stacks();
+  stack->set_stack("model.py(10): forward;train.py(3): <module>");
+  stack->set_calls(40);
+  stack->set_device_total_ps(24 * ms);
+  add_row(s.mutable_ops(), "aten::fill_", "", 400, 6 * ms, 6 * ms, 2 * ms, false);
+  add_row(s.mutable_ops(), "aten::linear", "", 40, 0, 24 * ms, ms / 2, true);
+  add_row(s.mutable_ops(), "</script><b>op</b>", "", 4, 0, 0, ms / 10, false);
+  add_row(s.mutable_ops_by_input_shape(), "aten::addmm", "[[512],[128,256],[256,512]]", 40,
+          24 * ms, 24 * ms, ms, true);
+  for (const char* reason : {"no correlation id", "launch not in the trace",
+                             "launched outside any op"}) {
+    tbprof::UnattributedDeviceTime* u = s.add_unattributed();
+    u->set_reason(reason);
+  }
+  s.mutable_unattributed(1)->set_events(3);
+  s.mutable_unattributed(1)->set_time_ps(2 * ms);
+  s.mutable_unattributed(1)->set_explanation(
+      "3 device events (2.000 ms) were launched by calls that are not in the trace");
+  s.add_notes("no call stacks: profile with torch.profiler.profile(with_stack=True)");
+
+  tbprof::ModuleStats& m = v->modules;
+  tbprof::ModuleNode* net = m.add_modules();
+  net->set_name("Net_0");
+  net->set_path("Net_0");
+  net->set_parent(-1);
+  net->set_occurrences(4);
+  net->set_host_total_ps(20 * ms);
+  net->set_host_self_ps(5 * ms);
+  net->set_device_total_ps(30 * ms);
+  net->set_device_self_ps(6 * ms);
+  tbprof::ModuleNode* linear = m.add_modules();
+  linear->set_name("Linear_0");
+  linear->set_path("Net_0/Linear_0");
+  linear->set_parent(0);
+  linear->set_depth(1);
+  linear->set_occurrences(40);
+  linear->set_host_total_ps(15 * ms);
+  linear->set_host_self_ps(15 * ms);
+  linear->set_device_total_ps(24 * ms);
+  linear->set_device_self_ps(24 * ms);
+
+  tbprof::GemmEfficiency& g = v->gemm_efficiency;
+  tbprof::GemmOpEfficiency* e = g.add_ops();
+  e->set_name("aten::addmm");
+  e->set_input_shapes("[[512],[128,256],[256,512]]");
+  e->set_dtype("fp32");
+  e->set_calls(40);
+  e->set_flops_per_call(2.0 * 128 * 256 * 512);
+  e->set_total_flops(40 * 2.0 * 128 * 256 * 512);
+  e->set_device_time_ps(24 * ms);
+  e->set_achieved_tflops(e->total_flops() / e->device_time_ps());
+  e->set_peak_tflops(494.7);
+  e->set_peak_kind("tf32 tensor");
+  e->set_fraction_of_peak(e->achieved_tflops() / 494.7);
+  e->set_percent_of_device_time(75);
+  *g.add_worst() = *e;
+  g.set_total_flops(e->total_flops());
+  g.set_device_time_ps(e->device_time_ps());
+  tbprof::DevicePeak* d = g.add_devices();
+  d->set_name("NVIDIA H100 80GB HBM3");
+  d->set_architecture("Hopper (sm_90)");
+  d->set_sm_count(132);
+  d->set_clock_mhz(1830);
+  d->set_clock_source("table: H100 SXM5 (H100 datasheet)");
+  d->set_fp16_tensor_tflops(989.4);
+  d->set_tf32_tensor_tflops(494.7);
+  d->set_fp32_tflops(61.8);
+}
+
 }  // namespace
 
 const SampleStep* SampleSteps(int* count) {
@@ -157,6 +261,7 @@ AllViews MakeSampleViews() {
   a1->set_snapshot_index(-1);
   a1->set_special_index(0);
   a1->set_num_occurrences(1);
+  AddOperatorViews(&v);
   return v;
 }
 

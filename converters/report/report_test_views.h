@@ -15,8 +15,10 @@ struct SampleStep {
 };
 
 // A GPU host with steps, a verdict with HTML in it, three kernels (one with
-// a long templated C++ name), and one allocator with a timeline and live
-// allocations at the peak (one a special row).
+// a long templated C++ name), one allocator with a timeline and live
+// allocations at the peak (one a special row), and operator (aten::addmm 24
+// ms, aten::fill_ 6 ms, 2 ms unattributed), module (Net_0 > Linear_0) and
+// GEMM-efficiency (one aten::addmm row) views.
 AllViews MakeSampleViews();
 
 // The steps MakeSampleViews() uses.

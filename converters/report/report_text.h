@@ -1,7 +1,8 @@
 // The terminal form of a tbprof report: per host, the overview verdict, the
 // step-time breakdown (a table with small bars), the top kernels, the
-// input-pipeline verdict and the memory peak, plus a host comparison for
-// multi-host runs.
+// input-pipeline verdict, the memory peak, the top ops (by name, by input
+// shape, their call stacks), the module tree and the least efficient GEMMs
+// (report_text_operators.h), plus a host comparison for multi-host runs.
 //
 // Every line fits `width` display columns (counted in Unicode code points;
 // the report uses no double-width characters), long names are shortened
@@ -14,6 +15,7 @@
 
 #include "absl/strings/string_view.h"
 #include "converters/report/report_model.h"
+#include "converters/report/text_format.h"  // DisplayWidth()
 
 namespace tbprof::views {
 
@@ -25,6 +27,15 @@ struct TextReportOptions {
   // Allocators shown per host, and rows of each "live at peak" table.
   int max_allocators = 3;
   int max_allocations = 5;
+  // Operators: rows by name, rows by input shape, ops whose call stacks are
+  // shown (stacks_per_op each); module rows and depth; GEMM rows.
+  int max_ops = 10;
+  int max_shape_rows = 5;
+  int max_stack_ops = 3;
+  int stacks_per_op = 2;
+  int max_modules = 20;
+  int max_module_depth = 3;
+  int max_gemm_rows = 10;
   // Only ASCII: '#' bars, "..." and "us" instead of block characters, "…"
   // and "µs".
   bool ascii = false;
@@ -40,9 +51,6 @@ std::string RenderHostText(const HostReport& report, const TextReportOptions& op
 // "void ", the parameter list, "(anonymous namespace)::", then template
 // arguments, then cuts the middle ("…" or "..." when `ascii`).
 std::string ShortenKernelName(absl::string_view name, int width, bool ascii = false);
-
-// Number of Unicode code points in UTF-8 `text`.
-int DisplayWidth(absl::string_view text);
 
 }  // namespace tbprof::views
 

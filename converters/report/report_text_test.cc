@@ -92,6 +92,42 @@ TEST(ReportTextTest, EmptyViewsSayWhatIsMissing) {
   ExpectLinesFit(text, 80);
 }
 
+TEST(ReportTextTest, OperatorModuleAndGemmSections) {
+  const std::string text = RenderTextReport(SampleInput(1));
+  ExpectLinesFit(text, 80);
+  EXPECT_THAT(text, HasSubstr("Operators   4 ops, 4 calls; device time 32.000 ms, of which ops "
+                              "launched"));
+  // addmm: 40 calls, 24 ms self and total, 1 ms host self, all on Tensor Cores.
+  EXPECT_THAT(text, HasSubstr("aten::addmm                              40    24.000    24.000"
+                              "     1.000  100"));
+  EXPECT_THAT(text, HasSubstr("aten::fill_"));
+  EXPECT_THAT(text, HasSubstr("No op: 3 device events (2.000 ms) were launched by calls that"));
+  EXPECT_THAT(text, HasSubstr("Note: no call stacks"));
+  EXPECT_THAT(text, HasSubstr("aten::addmm [[512],[128,256],[256,512]] fp32"));
+  EXPECT_THAT(text, HasSubstr("40x  model.py(10): forward < train.py(3): <module>"));
+  EXPECT_THAT(text, HasSubstr("Modules     2 module paths"));
+  EXPECT_THAT(text, HasSubstr("\n    Linear_0 "));
+  EXPECT_THAT(text, HasSubstr("GPU 0 NVIDIA H100 80GB HBM3, Hopper (sm_90), 132 SMs x 1830 MHz"));
+  EXPECT_THAT(text, HasSubstr("Least efficient"));
+  TextReportOptions narrow;
+  narrow.width = 60;
+  ExpectLinesFit(RenderTextReport(SampleInput(1), narrow), 60);
+}
+
+TEST(ReportTextTest, OperatorViewsWithoutDataSayWhyInOneLine) {
+  ReportInput input;
+  input.source = "x.json";
+  AllViews views;
+  views.operators.set_no_data_reason("no framework ops on the host threads");
+  views.modules.set_no_data_reason("no module events: profile with with_modules=True");
+  views.gemm_efficiency.set_no_data_reason("no input shapes: profile with record_shapes=True");
+  input.hosts.push_back({"h", views});
+  const std::string text = RenderTextReport(input);
+  EXPECT_THAT(text, HasSubstr("Operators   no framework ops on the host threads\n"));
+  EXPECT_THAT(text, HasSubstr("Modules     no module events: profile with with_modules=True\n"));
+  EXPECT_THAT(text, HasSubstr("GEMM        no input shapes: profile with record_shapes=True\n"));
+}
+
 TEST(ReportTextTest, ShortenKernelName) {
   EXPECT_EQ(ShortenKernelName("short_kernel", 20), "short_kernel");
   // Parameters, "void " and the anonymous namespace go first.

@@ -101,6 +101,13 @@ absl::StatusOr<AllViews> ComputeAllViews(const xplane::XSpaceData& space,
   AllViews views;
   TBPROF_RETURN_IF_ERROR(ComputeStepViews(space, options, timings, &views));
   ComputeKernelAndMemoryViews(space, options, timings, &views);
+  if (options.operator_views) {
+    ScopedPhase phase(timings, "views: operators+modules+gemm");
+    OperatorViews ops = ConvertXSpaceToOperatorViews(space, options.operators);
+    views.operators = std::move(ops.operators);
+    views.modules = std::move(ops.modules);
+    views.gemm_efficiency = std::move(ops.gemm_efficiency);
+  }
   return views;
 }
 

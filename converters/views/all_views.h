@@ -1,6 +1,7 @@
 // The bundle of offline views of one host: overview page, input-pipeline
-// analysis, GPU kernel stats and memory profile, computed together from one
-// XSpace, and the legacy precomputed files written from them.
+// analysis, GPU kernel stats and memory profile (the profile plugin's), plus
+// tbprof's operator, module and GEMM-efficiency views, computed together from
+// one XSpace, and the legacy precomputed files written from the plugin's.
 //
 // `tbprof convert` writes these files next to <host>.xplane.pb so that
 // profile plugins <= 2.19 (which read precomputed files, not XSpace) show
@@ -18,11 +19,13 @@
 #include "absl/strings/string_view.h"
 #include "converters/views/xspace_to_kernel_stats.h"
 #include "converters/views/xspace_to_memory_profile.h"
+#include "converters/views/xspace_to_operator_stats.h"
 #include "converters/views/xspace_to_step_db.h"
 #include "converters/views/xspace_to_trace_json.h"
 #include "proto/input_pipeline.pb.h"
 #include "proto/kernel_stats.pb.h"
 #include "proto/memory_profile.pb.h"
+#include "proto/operator_stats.pb.h"
 #include "proto/overview_page.pb.h"
 #include "src/base/phase_timings.h"
 #include "src/xplane/xspace_data.h"
@@ -42,6 +45,11 @@ struct ViewOptions {
   StepOptions steps;  // breakdown: kWithHost by default.
   KernelStatsOptions kernel_stats;
   MemoryProfileOptions memory_profile;
+  // tbprof's own views (operators, modules, GEMM efficiency); they have no
+  // precomputed file, so only ComputeAllViews() computes them, and only when
+  // `operator_views` is set.
+  bool operator_views = true;
+  OperatorStatsOptions operators;
 };
 
 // The views of one host, as the profile plugin's protos.
@@ -50,6 +58,10 @@ struct AllViews {
   tensorflow::profiler::InputPipelineAnalysisResult input_pipeline;
   tensorflow::profiler::KernelStatsDb kernel_stats;
   tensorflow::profiler::MemoryProfile memory_profile;
+  // tbprof's own (proto/operator_stats.proto); empty unless computed.
+  tbprof::OperatorStats operators;
+  tbprof::ModuleStats modules;
+  tbprof::GemmEfficiency gemm_efficiency;
 };
 
 // A host's views with the host name they belong to (the <host> of
@@ -60,8 +72,10 @@ struct HostViews {
 };
 
 // Computes every view of `space` (one host). The step analysis runs once and
-// feeds both the overview page and the input-pipeline analysis. Views
-// without data come out empty (no steps, no kernels, no allocators). Errors
+// feeds both the overview page and the input-pipeline analysis; the op tree
+// (op_tree.h) runs once and feeds the operator, module and GEMM views (when
+// options.operator_views). Views without data come out empty (no steps, no
+// kernels, no allocators) or, for tbprof's own, with a no_data_reason. Errors
 // are those of the step analysis (kInvalidArgument for a space without any
 // plane).
 // `timings`, when not null, receives one phase per view.

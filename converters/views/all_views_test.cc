@@ -76,6 +76,17 @@ TEST(AllViewsTest, ComputesEveryView) {
   ASSERT_EQ(views->kernel_stats.reports_size(), 1);
   EXPECT_EQ(views->kernel_stats.reports(0).occurrences(), 2u);
   EXPECT_THAT(views->memory_profile.memory_ids(), ElementsAre("GPU_0_bfc"));
+  // tbprof's own views: the launches sit directly in the step roots, so the
+  // kernels' 1 us is device time no op launched.
+  EXPECT_EQ(views->operators.device_time_ps(), 1000000);
+  EXPECT_EQ(views->operators.unattributed(2).time_ps(), 1000000);
+  EXPECT_FALSE(views->modules.no_data_reason().empty());
+  EXPECT_FALSE(views->gemm_efficiency.no_data_reason().empty());
+  ViewOptions without;
+  without.operator_views = false;
+  absl::StatusOr<AllViews> plugin_only = ComputeAllViews(space, without);
+  ASSERT_TRUE(plugin_only.ok());
+  EXPECT_EQ(plugin_only->operators.device_time_ps(), 0);
 }
 
 TEST(AllViewsTest, BreakdownModeReachesTheStepAnalysis) {

@@ -1,0 +1,183 @@
+// The framework ops of one host as trees of op calls per host thread, with
+// the device time each call launched: what the operator, module and GEMM
+// efficiency views (xspace_to_operator_stats.h) are computed from.
+//
+// Ops. On each /host:CPU thread line (not derived lines, not the
+// "<thread> python stack" lines of Python frames), an event is an op call
+// when it is not a memory event (MemoryAllocation/Deallocation) or a step
+// root (stat `_r`) and
+//  * "tf_op" rule, used when the file marks its ops (some host event other
+//    than a memory event carries a non-empty `tf_op` stat): the event carries
+//    a non-empty `tf_op`, or its name is a TensorFlow/JAX op name
+//    ("scope/MatMul:MatMul"). These are the host ops of xprof's
+//    framework_op_stats.
+//  * "host events" rule otherwise (PyTorch traces converted without op
+//    marks, TensorFlow files): the event has no `correlation_id` (runtime and
+//    driver calls do), is not named like one ("cuda", "cu" or "hip" and an
+//    upper-case letter: traces whose launches lost their correlation ids),
+//    lasts more than 0 ps and is not Kineto's whole-trace span
+//    "PyTorch Profiler (N)".
+// An op's parent is the innermost op call on its line that contains it.
+//
+// Device time. Every event of a /device:GPU:<n> plane (kernels, memcpys,
+// memsets; not derived lines) is attributed to at most one op call:
+//  1. its `correlation_id` names a launch (a host event with the same
+//     correlation_id); the candidate is the innermost op call around the
+//     launch on the launch's line;
+//  2. when the device event names its op in `tf_op` (the Kineto converter
+//     writes the innermost CPU op around the launch, or, without a launch,
+//     the op of the event's External id), that name wins: the call is the
+//     innermost op of that name around the launch, and if there is none the
+//     time goes to the op *name* only ("by name": in that op's self time but
+//     in no caller's total);
+//  3. otherwise the time is unattributed, for one of three reasons: no
+//     correlation id, the launch is not in the trace, the launch is outside
+//     every op.
+// So per op name, the device self time equals what xprof's framework_op_stats
+// shows for that name (it sums device events by `tf_op`), and
+//   sum of all device self time + unattributed time == all device time
+// exactly, in integer picoseconds.
+//
+// Strings and the Line pointers view `space`, which must outlive the tree.
+#ifndef TBPROF_CONVERTERS_VIEWS_OP_TREE_H_
+#define TBPROF_CONVERTERS_VIEWS_OP_TREE_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/strings/string_view.h"
+#include "converters/views/gpu_peak_flops.h"
+#include "src/xplane/xspace_data.h"
+
+namespace tbprof::views {
+
+// Stats the Kineto converter writes on CPU ops (chrome_json
+// trace_event_mapper.cc, EmitOpArgStats): record_shapes' "Input Dims",
+// "Input type", "Concrete Inputs" as JSON arrays without whitespace, and
+// with_stack's "Call stack" (PyTorch < 2.0) as recorded.
+inline constexpr absl::string_view kInputDimsStatName = "input_dims";
+inline constexpr absl::string_view kInputTypesStatName = "input_types";
+inline constexpr absl::string_view kConcreteInputsStatName = "concrete_inputs";
+inline constexpr absl::string_view kCallStackStatName = "call_stack";
+// The line of a thread's Python events ("python_function": with_stack frames
+// and with_modules "nn.Module: <Name>_<k>" markers) is named after the
+// thread's line with this suffix.
+inline constexpr absl::string_view kPythonStackLineSuffix = " python stack";
+
+// Why device time has no op (index into OpTree::unattributed_*).
+enum class Unattributed : uint8_t { kNoCorrelation = 0, kLaunchNotFound, kOutsideOps };
+inline constexpr int kNumUnattributedReasons = 3;
+absl::string_view UnattributedReasonText(Unattributed reason);
+
+struct OpCall {
+  int32_t name = 0;     // Index into OpTree::names.
+  int32_t parent = -1;  // Enclosing op call, -1 at the top.
+  int32_t thread = 0;   // Index into OpTree::threads.
+  int64_t begin_ps = 0;
+  int64_t duration_ps = 0;
+  int64_t child_ops_ps = 0;  // Durations of the op calls directly inside.
+  int64_t device_self_ps = 0;
+  int64_t device_total_ps = 0;  // Self plus that of the calls inside.
+  int64_t device_self_tc_ps = 0;  // Of which in Tensor Core kernels.
+  int64_t device_total_tc_ps = 0;
+  int32_t device_self_events = 0;
+  int32_t gpu = -1;  // OpTree::gpus index of its first device event (own or inside).
+  // record_shapes / with_stack stats; "" when not recorded.
+  absl::string_view input_dims, input_types, concrete_inputs, call_stack;
+};
+
+struct OpName {
+  absl::string_view name;
+  int64_t by_name_ps = 0;  // Device time attributed by name only (see above).
+  int64_t by_name_tc_ps = 0;
+  int64_t by_name_events = 0;
+  bool any_tensor_core_kernel = false;  // Any device event of this op name.
+};
+
+// Device events of one name whose op name is `op_name`, or that no op
+// launched (op_name < 0: reason = Unattributed(-1 - op_name)).
+struct KernelUse {
+  int32_t op_name = 0;
+  absl::string_view kernel;
+  int64_t occurrences = 0;
+  int64_t total_ps = 0;
+  bool uses_tensor_core = false;
+};
+
+// An event of a thread's Python line.
+struct PythonEvent {
+  int64_t begin_ps = 0;
+  int64_t end_ps = 0;
+  absl::string_view name;
+};
+
+struct OpThread {
+  absl::string_view name;  // Of the host line.
+  int32_t first_op = 0;    // Its calls are ops[first_op, end_op), by begin time.
+  int32_t end_op = 0;
+  std::vector<PythonEvent> python;  // Its Python line, by (begin, longest first).
+};
+
+struct OpTreeGpu {
+  int64_t ordinal = 0;
+  GpuSpec spec;
+};
+
+struct OpTree {
+  bool ops_from_tf_op = false;  // Which rule recognised ops (see above).
+  std::vector<OpCall> ops;      // A parent comes before its children.
+  std::vector<OpName> names;
+  std::vector<OpThread> threads;
+  std::vector<OpTreeGpu> gpus;
+  std::vector<KernelUse> kernels;  // Unordered.
+
+  int64_t device_events = 0;
+  int64_t device_ps = 0;
+  int64_t kernel_ps = 0;  // Device events with kernel_details.
+  int64_t unattributed_events[kNumUnattributedReasons] = {0, 0, 0};
+  int64_t unattributed_ps[kNumUnattributedReasons] = {0, 0, 0};
+  int64_t ops_with_input_dims = 0;
+  int64_t ops_with_call_stack = 0;
+  int64_t python_events = 0;
+
+  int64_t UnattributedPs() const;
+  int64_t AttributedPs() const { return device_ps - UnattributedPs(); }
+};
+
+// Builds the tree of `space` (one host). Never fails: a space without host
+// ops or GPU planes gives empty vectors. Runs in O(events log events) (one
+// sort per unsorted line) plus O(device events x op depth).
+OpTree BuildOpTree(const xplane::XSpaceData& space);
+
+// For each op call of `thread` in begin order, calls fn(op_index, frames)
+// with the indices into thread.python of the Python events that contain the
+// call's begin, outermost first.
+template <typename Fn>
+void ForEachOpWithPythonContext(const OpTree& tree, const OpThread& thread, Fn&& fn);
+
+// ---- Template definition ---------------------------------------------------
+
+template <typename Fn>
+void ForEachOpWithPythonContext(const OpTree& tree, const OpThread& thread, Fn&& fn) {
+  std::vector<int32_t> stack;
+  size_t next = 0;
+  const std::vector<PythonEvent>& py = thread.python;
+  for (int32_t i = thread.first_op; i < thread.end_op; ++i) {
+    const int64_t t = tree.ops[i].begin_ps;
+    while (next < py.size() && py[next].begin_ps <= t) {
+      const PythonEvent& e = py[next];
+      while (!stack.empty() && !(py[stack.back()].begin_ps <= e.begin_ps &&
+                                 e.end_ps <= py[stack.back()].end_ps)) {
+        stack.pop_back();
+      }
+      stack.push_back(static_cast<int32_t>(next++));
+    }
+    while (!stack.empty() && py[stack.back()].end_ps < t) stack.pop_back();
+    fn(i, static_cast<const std::vector<int32_t>&>(stack));
+  }
+}
+
+}  // namespace tbprof::views
+
+#endif  // TBPROF_CONVERTERS_VIEWS_OP_TREE_H_

@@ -72,7 +72,8 @@ std::vector<std::string> CallStacks(const OpTree& tree, int depth) {
       for (auto it = py.rbegin(); it != py.rend() && frames.size() < static_cast<size_t>(depth);
            ++it) {
         absl::string_view frame = thread.python[*it].name;
-        if (!IsStackNoise(frame)) frames.push_back(frame);
+        // An empty name may have no data at all: never hand it to StrJoin.
+        if (!frame.empty() && !IsStackNoise(frame)) frames.push_back(frame);
       }
       stacks[op] = absl::StrJoin(frames, ";");
     });

@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "converters/chrome_json/json_number.h"
 #include "converters/chrome_json/utf8.h"
+#include "converters/common/collective_stats.h"
 #include "src/base/resource_usage.h"
 #include "src/base/status_macros.h"
 #include "src/xplane/xspace_schema.h"
@@ -349,6 +350,7 @@ absl::Status TraceEventMapper::OnCompleteEvent(const RawTraceEvent& e, Kind kind
       he.concrete_inputs = e.args.concrete_inputs.text;
     }
     if (e.args.call_stack.kind == ValueKind::kString) he.call_stack = e.args.call_stack.text;
+    if (kind == Kind::kCpuOp && he.name == kParamCommsEventName) he.comms_event_json = e.raw;
   }
   if (kind == Kind::kRuntime) {
     if (absl::StartsWith(he.name, "hip")) rocm_ = true;
@@ -388,6 +390,7 @@ void TraceEventMapper::EmitHostEvent(uint32_t thread, const HostEvent& he, uint6
   }
   if (he.device != kNone) ev.AddInt64(stat_device_id_, he.device);
   EmitOpArgStats(he, &ev);
+  if (!he.comms_event_json.empty()) EmitCommsArgStats(he.comms_event_json, &ev);
   if (he.kind == Kind::kCpuOp) {
     uint32_t name_id = plane->event_metadata(md).name;
     t.ops.push_back({he.ts_ns, he.ts_ns + he.dur_ns, name_id});

@@ -102,6 +102,8 @@ class TraceEventMapper : public json::TraceJsonHandler {
     // record_shapes / with_stack args of CPU ops (raw JSON arrays, call
     // stack text); empty when absent. See EmitOpArgStats().
     absl::string_view input_dims, input_types, concrete_inputs, call_stack;
+    // record_param_comms: the event's raw JSON (see EmitCommsArgStats()).
+    absl::string_view comms_event_json;
   };
   struct PendingGpuEvent {
     int64_t ts_ns, dur_ns;
@@ -146,6 +148,11 @@ class TraceEventMapper : public json::TraceJsonHandler {
   // without whitespace) and `call_stack` (as recorded) that the operator view
   // reads (converters/views/op_tree.h), as refs: shapes repeat across calls.
   void EmitOpArgStats(const HostEvent& event, xplane::XEventBuilder* ev);
+  // trace_event_mapper_comms.cc: record_param_comms args and distributedInfo
+  // kept as stats (converters/common/collective_stats.h).
+  void EmitCommsArgStats(absl::string_view event_json, xplane::XEventBuilder* ev);
+  void ReadDistributedInfo(const json::JsonValue& value);
+  void EmitDistributedInfo();
 
   // Finish() steps (trace_event_mapper_finish.cc).
   void AttributeToCpuOps();
@@ -170,6 +177,8 @@ class TraceEventMapper : public json::TraceJsonHandler {
   int64_t base_time_ns_ = 0;  // baseTimeNanoseconds (epoch of ts 0), 0 if absent.
   bool rocm_ = false;         // HIP runtime events or ROCm keys seen.
   bool cuda_ = false;         // CUDA runtime/driver events seen.
+  int64_t world_size_ = -1;   // distributedInfo.world_size, -1 if absent.
+  std::string backend_;       // distributedInfo.backend.
 
   xplane::XPlaneBuilder* host_plane_ = nullptr;
   uint32_t stat_correlation_ = 0, stat_device_id_ = 0, stat_is_root_ = 0, stat_step_num_ = 0;

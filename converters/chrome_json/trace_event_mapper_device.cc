@@ -336,7 +336,7 @@ absl::Status TraceEventMapper::OnTopLevelValue(absl::string_view key, absl::stri
           absl::StrCat("deviceProperties at byte ", byte_offset, " ignored: ", s.message()));
     }
   } else if (key == "distributedInfo") {
-    if (const json::JsonValue* rank = value->Find("rank")) rank->AsInt64(&summary_.rank);
+    ReadDistributedInfo(*value);
   } else if (key == "baseTimeNanoseconds") {
     value->AsInt64(&base_time_ns_);
   } else if (key == "hostname") {

@@ -231,6 +231,7 @@ absl::StatusOr<ChromeJsonSummary> TraceEventMapper::Finish(const json::TraceJson
   EmitMemoryEvents();
   LinkThreadsToSteps();
   NameHostLines();
+  EmitDistributedInfo();
   std::vector<std::string>& warnings = space_->warnings;
   if (summary_.events_malformed > 0) {
     warnings.push_back(absl::StrCat(summary_.events_malformed,

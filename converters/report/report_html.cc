@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "converters/views/json_text_writer.h"
+#include "converters/report/report_distributed.h"
 #include "converters/report/report_html_assets.h"
 
 namespace tbprof::views {
@@ -430,6 +431,7 @@ std::string RenderHtmlReport(const ReportInput& input, const HtmlReportOptions& 
       "<title>tbprof report: ", HtmlEscape(input.source), "</title>\n<style>\n",
       kReportHtmlCss, "</style>\n</head>\n<body>\n<div id=\"app\"><noscript>",
       "This report draws its charts with JavaScript; please enable it.</noscript></div>\n",
+      RenderDistributedHtml(input),
       "<div id=\"render-status\" class=\"pending\">pending</div>\n",
       "<script type=\"application/json\" id=\"tbprof-data\">",
       RenderHtmlReportData(input.source, reports, options), "</script>\n<script>\n",

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "converters/report/report_distributed.h"
 #include "converters/views/json_text_writer.h"
 #include "converters/views/proto_json.h"
 #include "google/protobuf/message.h"
@@ -71,6 +72,7 @@ absl::StatusOr<std::string> RenderJsonReport(const ReportInput& input) {
     }
     out.append("]}");
   }
+  TBPROF_RETURN_IF_ERROR(AppendDistributedJsonMember(input, &out));
   out.push_back('\n');
   return out;
 }

@@ -6,9 +6,12 @@
 //   {"overview": <OverviewPage>, "input_pipeline": <InputPipelineAnalysisResult>,
 //    "kernel_stats": <KernelStatsDb>, "memory_profile": <MemoryProfile>,
 //    "operators": <tbprof.OperatorStats>, "modules": <tbprof.ModuleStats>,
-//    "gemm_efficiency": <tbprof.GemmEfficiency>}
+//    "gemm_efficiency": <tbprof.GemmEfficiency>,
+//    "distributed": <tbprof.DistributedView>}
 // several hosts (in run order):
-//   {"hosts": [{"host": "<name>", "overview": ..., ...}, ...]}
+//   {"hosts": [{"host": "<name>", "overview": ..., ...}, ...],
+//    "distributed": <tbprof.DistributedView>}
+// "distributed" is the run's (report_distributed.h), after the hosts.
 // Each view is printed by views::AppendMessageAsJson (proto_json.h): the
 // JSON value MessageToJsonString prints with always_print_primitive_fields,
 // i.e. lowerCamelCase field names, int64 values as strings, fields with

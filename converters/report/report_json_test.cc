@@ -57,7 +57,7 @@ TEST(ReportJsonTest, OneHostIsOneObjectOfItsViews) {
   for (const auto& [key, unused] : object.fields()) keys.push_back(key);
   EXPECT_THAT(keys, UnorderedElementsAre("overview", "input_pipeline", "kernel_stats",
                                          "memory_profile", "operators", "modules",
-                                         "gemm_efficiency"));
+                                         "gemm_efficiency", "distributed"));
   ExpectViewsRoundTrip(object, input.hosts[0].views);
 }
 
@@ -84,7 +84,8 @@ TEST(ReportJsonTest, SeveralHostsAreAnArrayOfHostObjects) {
   ASSERT_TRUE(json.ok()) << json.status();
   Struct object;
   ASSERT_TRUE(JsonStringToMessage(*json, &object).ok());
-  ASSERT_EQ(object.fields().size(), 1u);
+  ASSERT_EQ(object.fields().size(), 2u);  // "hosts" and the run's "distributed".
+  EXPECT_TRUE(object.fields().at("distributed").has_struct_value());
   const auto& hosts = object.fields().at("hosts").list_value();
   ASSERT_EQ(hosts.values_size(), 2);
   std::vector<std::string> names;
@@ -103,7 +104,7 @@ TEST(ReportJsonTest, EmptyViewsStillHaveAllKeys) {
   ASSERT_TRUE(json.ok());
   Struct object;
   ASSERT_TRUE(JsonStringToMessage(*json, &object).ok());
-  EXPECT_EQ(object.fields().size(), 7u);
+  EXPECT_EQ(object.fields().size(), 8u);  // With "distributed".
   ExpectViewsRoundTrip(object, input.hosts[0].views);
 }
 

@@ -14,6 +14,7 @@
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "converters/report/report_distributed.h"
 #include "converters/report/report_text_operators.h"
 #include "converters/report/text_format.h"
 
@@ -344,6 +345,7 @@ std::string RenderTextReport(const ReportInput& input, const TextReportOptions& 
     absl::StrAppend(&out, RenderHostText(reports[i], o));
   }
   if (reports.size() > 1) AppendComparison(reports, o, &out);
+  absl::StrAppend(&out, RenderDistributedText(input, o));
   return out;
 }
 

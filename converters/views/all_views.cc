@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "converters/views/op_stats_to_input_pipeline_analysis.h"
 #include "converters/views/op_stats_to_overview_page.h"
+#include "converters/views/xspace_to_rank_comms.h"
 #include "src/base/output_file.h"
 #include "src/base/status_macros.h"
 #include "src/logdir/profile_logdir.h"
@@ -38,6 +39,7 @@ absl::Status ComputeStepViews(const xplane::XSpaceData& space, const ViewOptions
   TBPROF_ASSIGN_OR_RETURN(StepAnalysis analysis, ConvertXSpaceToStepAnalysis(space, options.steps));
   views->overview = ConvertStepAnalysisToOverviewPage(analysis);
   views->input_pipeline = ConvertOpStatsToInputPipelineAnalysis(analysis.op_stats);
+  views->rank_comms = ConvertXSpaceToRankComms(space, analysis.op_stats.step_db());
   return absl::OkStatus();
 }
 

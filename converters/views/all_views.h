@@ -22,6 +22,7 @@
 #include "converters/views/xspace_to_operator_stats.h"
 #include "converters/views/xspace_to_step_db.h"
 #include "converters/views/xspace_to_trace_json.h"
+#include "proto/distributed.pb.h"
 #include "proto/input_pipeline.pb.h"
 #include "proto/kernel_stats.pb.h"
 #include "proto/memory_profile.pb.h"
@@ -62,6 +63,9 @@ struct AllViews {
   tbprof::OperatorStats operators;
   tbprof::ModuleStats modules;
   tbprof::GemmEfficiency gemm_efficiency;
+  // This host's part of the distributed view (xspace_to_rank_comms.h); the
+  // run's view combines those of all hosts (distributed_view.h).
+  tbprof::RankComms rank_comms;
 };
 
 // A host's views with the host name they belong to (the <host> of

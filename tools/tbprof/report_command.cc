@@ -32,7 +32,11 @@ constexpr char kHelp[] =
 Computes the profile plugin's views offline and shows them without
 TensorBoard: the overview verdict and recommendations, the step-time
 breakdown, the top GPU kernels, the input-pipeline verdict and the memory
-peak with the allocations live at the peak.
+peak with the allocations live at the peak. Runs with NCCL/RCCL collectives
+(one trace per rank) also get the distributed view: per rank the step split
+into compute / communication / overlap / other, the waiting in collectives,
+the slowest rank and the rank the others wait for, and per collective its
+size, latency and algorithm / bus bandwidth.
 
 Inputs:
   *.json *.json.gz *.pt.trace.json[.gz]
@@ -49,8 +53,9 @@ Flags:
   --json                   print one JSON object instead of text: the view
                            protos as protobuf JSON (lowerCamelCase names);
                            one host: {"overview", "input_pipeline",
-                           "kernel_stats", "memory_profile"}; several hosts:
-                           {"hosts": [{"host": NAME, "overview": ...}, ...]}
+                           "kernel_stats", "memory_profile", ...}; several
+                           hosts: {"hosts": [{"host": NAME, "overview": ...},
+                           ...]}; both end with the run's "distributed" view
   --html FILE              also write a self-contained HTML report (charts,
                            sortable kernel table; no network access needed)
   --breakdown MODE         step-time breakdown: with-host (default; host

@@ -7,27 +7,12 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "converters/report/html_common.h"
 #include "converters/report/report_distributed.h"
 #include "converters/report/report_distributed_format.h"
 
 namespace tbprof::views {
 namespace {
-
-std::string Esc(absl::string_view s) {
-  std::string out;
-  out.reserve(s.size());
-  for (char c : s) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out.push_back(c);
-    }
-  }
-  return out;
-}
 
 std::string Num(double v, int decimals) { return absl::StrFormat("%.*f", decimals, v); }
 
@@ -102,7 +87,7 @@ std::string StackedBars(const std::vector<BarRow>& rows, const Part* parts, size
   for (size_t i = 0; i < rows.size(); ++i) {
     const int y = kTop + static_cast<int>(i) * kRow;
     absl::StrAppend(&svg, "<text class=\"rank\" x=\"", kLabel - 8, "\" y=\"", y + 15,
-                    "\" text-anchor=\"end\">", Esc(rows[i].label), "</text>");
+                    "\" text-anchor=\"end\">", HtmlEscape(rows[i].label), "</text>");
     double x = kLabel, sum = 0;
     for (size_t p = 0; p < num_parts && p < rows[i].values.size(); ++p) {
       const double v = std::max(0.0, rows[i].values[p]);
@@ -110,8 +95,8 @@ std::string StackedBars(const std::vector<BarRow>& rows, const Part* parts, size
       if (v <= 0) continue;
       absl::StrAppend(&svg, "<rect x=\"", Num(x, 1), "\" y=\"", y + 3, "\" width=\"",
                       Num(v * scale, 1), "\" height=\"", kRow - 6, "\" fill=\"", parts[p].color,
-                      "\"><title>", Esc(rows[i].label), " ", parts[p].label, ": ", Num(v, 3), " ",
-                      unit, "</title></rect>");
+                      "\"><title>", HtmlEscape(rows[i].label), " ", parts[p].label, ": ",
+                      Num(v, 3), " ", unit, "</title></rect>");
       x += v * scale;
     }
     absl::StrAppend(&svg, "<text x=\"", Num(x + 6, 1), "\" y=\"", y + 15, "\">", Num(sum, 3), " ",
@@ -129,8 +114,8 @@ std::string StackedBars(const std::vector<BarRow>& rows, const Part* parts, size
 
 // A table cell: shown text and sort key.
 std::string Td(const std::string& shown, const std::string& key, bool num) {
-  return absl::StrCat("<td", num ? " class=\"num\"" : "", " data-v=\"", Esc(key), "\">",
-                      Esc(shown), "</td>");
+  return absl::StrCat("<td", num ? " class=\"num\"" : "", " data-v=\"", HtmlEscape(key), "\">",
+                      HtmlEscape(shown), "</td>");
 }
 std::string TdMs(int64_t ps) { return Td(Num(PsToMs(ps), 3), absl::StrCat(ps), true); }
 std::string TdInt(int64_t v) { return Td(absl::StrCat(v), absl::StrCat(v), true); }
@@ -210,7 +195,7 @@ std::string Verdicts(const tbprof::DistributedView& v) {
   const tbprof::Straggler& s = v.straggler();
   std::string out;
   auto line = [&](const char* label, const std::string& text) {
-    absl::StrAppend(&out, "<p class=\"verdict\"><b>", label, "</b> ", Esc(text), "</p>");
+    absl::StrAppend(&out, "<p class=\"verdict\"><b>", label, "</b> ", HtmlEscape(text), "</p>");
   };
   if (v.ranks_size() >= 2 && s.median_avg_step_ps() > 0) {
     line("Step time", absl::StrCat(Num(PsToMs(s.fastest_avg_step_ps()), 3), " to ",
@@ -253,12 +238,12 @@ std::string RenderDistributedHtml(const ReportInput& input) {
   std::string out = absl::StrCat("<main id=\"distributed\"><style>", kCss,
                                  "</style><section class=\"host\"><h2>Distributed</h2>");
   if (!v.no_data_reason().empty()) {
-    absl::StrAppend(&out, "<div class=\"panel\"><p class=\"muted\">", Esc(v.no_data_reason()),
-                    "</p></div></section></main>\n");
+    absl::StrAppend(&out, "<div class=\"panel\"><p class=\"muted\">",
+                    HtmlEscape(v.no_data_reason()), "</p></div></section></main>\n");
     return out;
   }
   absl::StrAppend(&out, "<div class=\"device\">", v.ranks_size(), " of ", v.world_size(),
-                  " ranks", v.backend().empty() ? "" : absl::StrCat(", ", Esc(v.backend())),
+                  " ranks", v.backend().empty() ? "" : absl::StrCat(", ", HtmlEscape(v.backend())),
                   "</div>");
   std::vector<BarRow> steps, waits;
   for (const tbprof::RankSummary& r : v.ranks()) {
@@ -290,7 +275,9 @@ std::string RenderDistributedHtml(const ReportInput& input) {
   }
   if (v.notes_size() > 0) {
     out += "<div class=\"panel\"><h3>Notes</h3><ul class=\"recs\">";
-    for (const std::string& note : v.notes()) absl::StrAppend(&out, "<li>", Esc(note), "</li>");
+    for (const std::string& note : v.notes()) {
+      absl::StrAppend(&out, "<li>", HtmlEscape(note), "</li>");
+    }
     out += "</ul></div>";
   }
   absl::StrAppend(&out, "</section><script>", kJs, "</script></main>\n");

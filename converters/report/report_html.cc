@@ -7,67 +7,12 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
-#include "converters/views/json_text_writer.h"
+#include "converters/report/html_common.h"
 #include "converters/report/report_distributed.h"
 #include "converters/report/report_html_assets.h"
 
 namespace tbprof::views {
 namespace {
-
-// Appends JSON values with the commas placed automatically.
-class JsonBuilder {
- public:
-  void Open(char bracket) {
-    Separate();
-    out_.push_back(bracket);
-    comma_ = false;
-  }
-  void Close(char bracket) {
-    out_.push_back(bracket);
-    comma_ = true;
-  }
-  JsonBuilder& Key(absl::string_view key) {
-    Separate();
-    AppendJsonString(key, &out_);
-    out_.push_back(':');
-    comma_ = false;
-    return *this;
-  }
-  void Str(absl::string_view value) {
-    Separate();
-    AppendJsonString(value, &out_);
-    comma_ = true;
-  }
-  void Num(double value) {
-    Separate();
-    AppendJsonDouble(value, &out_);
-    comma_ = true;
-  }
-  void Int(int64_t value) {
-    Separate();
-    absl::StrAppend(&out_, value);
-    comma_ = true;
-  }
-  void Bool(bool value) {
-    Separate();
-    out_.append(value ? "true" : "false");
-    comma_ = true;
-  }
-  void StrList(const std::vector<std::string>& values) {
-    Open('[');
-    for (const std::string& v : values) Str(v);
-    Close(']');
-  }
-  std::string Take() { return std::move(out_); }
-
- private:
-  void Separate() {
-    if (comma_) out_.push_back(',');
-    comma_ = false;
-  }
-  std::string out_;
-  bool comma_ = false;
-};
 
 void AddSteps(const HostReport& r, JsonBuilder* j) {
   j->Key("step").Open('{');
@@ -371,23 +316,6 @@ void AddHost(const HostReport& r, const HtmlReportOptions& o, JsonBuilder* j) {
   j->Close('}');
 }
 
-// Text for HTML element content and attribute values.
-std::string HtmlEscape(absl::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (char c : text) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out.push_back(c);
-    }
-  }
-  return out;
-}
-
 }  // namespace
 
 std::string RenderHtmlReportData(const std::string& source,
@@ -401,20 +329,7 @@ std::string RenderHtmlReportData(const std::string& source,
   for (const HostReport& r : reports) AddHost(r, options, &j);
   j.Close(']');
   j.Close('}');
-  const std::string json = j.Take();
-  // '<', '>' and '&' only occur inside JSON strings, where \u escapes mean
-  // the same; escaping them keeps "</script>" out of the page.
-  std::string safe;
-  safe.reserve(json.size() + json.size() / 16);
-  for (char c : json) {
-    switch (c) {
-      case '<': safe += "\\u003c"; break;
-      case '>': safe += "\\u003e"; break;
-      case '&': safe += "\\u0026"; break;
-      default: safe.push_back(c);
-    }
-  }
-  return safe;
+  return ScriptSafeJson(j.Take());
 }
 
 std::string RenderHtmlReport(const ReportInput& input, const HtmlReportOptions& options) {
@@ -423,11 +338,7 @@ std::string RenderHtmlReport(const ReportInput& input, const HtmlReportOptions& 
   for (const HostViews& host : input.hosts) reports.push_back(BuildHostReport(host));
   std::string page;
   absl::StrAppend(
-      &page, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n",
-      // Nothing may be fetched: the page must work offline and leak nothing.
-      "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
-      "style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:\">\n",
-      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n",
+      &page, kHtmlPageHead,
       "<title>tbprof report: ", HtmlEscape(input.source), "</title>\n<style>\n",
       kReportHtmlCss, "</style>\n</head>\n<body>\n<div id=\"app\"><noscript>",
       "This report draws its charts with JavaScript; please enable it.</noscript></div>\n",
@@ -435,7 +346,7 @@ std::string RenderHtmlReport(const ReportInput& input, const HtmlReportOptions& 
       "<div id=\"render-status\" class=\"pending\">pending</div>\n",
       "<script type=\"application/json\" id=\"tbprof-data\">",
       RenderHtmlReportData(input.source, reports, options), "</script>\n<script>\n",
-      kReportHtmlJs, "</script>\n</body>\n</html>\n");
+      kHtmlJsPrelude, kReportHtmlJs, kHtmlJsEpilogue, "</script>\n</body>\n</html>\n");
   return page;
 }
 

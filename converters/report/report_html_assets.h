@@ -11,6 +11,8 @@ extern const char kReportHtmlCss[];
 // Dependency-free JavaScript (ES5) that reads the JSON in
 // <script id="tbprof-data">, draws the page into #app and reports
 // "ok charts=<n> errors=<k>" in #render-status.
+// The page puts it between kHtmlJsPrelude and kHtmlJsEpilogue
+// (html_common.h).
 extern const char kReportHtmlJs[];
 
 }  // namespace tbprof::views

@@ -28,7 +28,9 @@ namespace tbprof::cli {
 // The complete page (UTF-8). Tables hold at most 500 rows each.
 std::string RenderDiffHtml(const ProfileDiff& diff, DiffJsonOptions options = {});
 
-// The stylesheet and script the page inlines (diff_html_assets.cc).
+// The stylesheet and script the page inlines (diff_html_assets.cc); the
+// script goes between views::kHtmlJsPrelude and views::kHtmlJsEpilogue
+// (converters/report/html_common.h).
 extern const char kDiffHtmlCss[];
 extern const char kDiffHtmlJs[];
 

@@ -18,47 +18,8 @@ svg.chart rect.down { fill: #4caf50; }
 td.gone, td.new { color: var(--muted); font-style: italic; }
 )CSS";
 
-const char kDiffHtmlJs[] = R"JS(
-(function () {
-  'use strict';
-  var errors = [], charts = 0, sorted = -1;
-  function status() {
-    var el = document.getElementById('render-status');
-    if (!el) return;
-    var bad = errors.length > 0;
-    el.textContent = (bad ? 'error' : 'ok') + ' charts=' + charts + ' errors=' + errors.length +
-        (sorted >= 0 ? ' sorted=' + sorted : '') + (bad ? ': ' + errors.join('; ') : '');
-    el.className = bad ? 'bad' : 'good';
-  }
-  window.onerror = function (msg, src, line) {
-    errors.push(String(msg) + (line ? ' (line ' + line + ')' : ''));
-    status();
-  };
-
-  // ---- DOM helpers: all data goes in as text, never as markup.
-  var SVGNS = 'http://www.w3.org/2000/svg';
-  function attrs(e, a) {
-    for (var k in a) {
-      if (!a.hasOwnProperty(k) || a[k] === null || a[k] === undefined) continue;
-      if (k === 'text') e.textContent = a[k];
-      else if (k === 'cls') e.setAttribute('class', a[k]);
-      else e.setAttribute(k, a[k]);
-    }
-    return e;
-  }
-  function kids(e, list) {
-    (list || []).forEach(function (c) {
-      if (c === null || c === undefined) return;
-      e.appendChild(typeof c === 'object' ? c : document.createTextNode(String(c)));
-    });
-    return e;
-  }
-  function h(tag, a, c) { return kids(attrs(document.createElement(tag), a || {}), c); }
-  function s(tag, a, c) { return kids(attrs(document.createElementNS(SVGNS, tag), a || {}), c); }
-
-  // ---- Formatting.
-  function fx(v, d) { return (+v || 0).toFixed(d); }
-  function ms(v) { v = +v || 0; var a = Math.abs(v); return a >= 1000 ? fx(v, 0) : a >= 100 ? fx(v, 1) : a >= 10 ? fx(v, 2) : fx(v, 3); }
+// Goes between kHtmlJsPrelude and kHtmlJsEpilogue (html_common.h) in the page.
+const char kDiffHtmlJs[] = R"JS(  function ms(v) { v = +v || 0; var a = Math.abs(v); return a >= 1000 ? fx(v, 0) : a >= 100 ? fx(v, 1) : a >= 10 ? fx(v, 2) : fx(v, 3); }
   function sms(v) { return (v > 0 ? '+' : '') + ms(v); }
   function us(v) { v = +v || 0; return v >= 1000 ? fx(v, 0) : fx(v, 2); }
   function spct(v) { return (v > 0 ? '+' : '') + fx(v, 1) + '%'; }
@@ -301,13 +262,6 @@ const char kDiffHtmlJs[] = R"JS(
     });
     return tables.length;
   }
-
-  try { main(); } catch (e) { errors.push('main: ' + (e && e.message ? e.message : String(e))); }
-  if (location.hash === '#selftest') {
-    try { sorted = selfTest(); } catch (e) { errors.push('selftest: ' + e.message); }
-  }
-  status();
-})();
 )JS";
 
 }  // namespace tbprof::cli

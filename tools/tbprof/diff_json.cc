@@ -4,53 +4,13 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
-#include "converters/views/json_string.h"
-#include "converters/views/json_text_writer.h"
+#include "converters/report/html_common.h"
 #include "tools/tbprof/diff_text.h"
 
 namespace tbprof::cli {
 namespace {
 
-// Appends JSON values with the commas placed automatically.
-class Json {
- public:
-  Json& Key(absl::string_view key) {
-    Separate();
-    views::AppendJsonString(key, &out_);
-    out_.push_back(':');
-    comma_ = false;
-    return *this;
-  }
-  void Open(char bracket) {
-    Separate();
-    out_.push_back(bracket);
-    comma_ = false;
-  }
-  void Close(char bracket) {
-    out_.push_back(bracket);
-    comma_ = true;
-  }
-  void Str(absl::string_view v) { Value([&] { views::AppendJsonString(v, &out_); }); }
-  void Num(double v) { Value([&] { views::AppendJsonDouble(v, &out_); }); }
-  void Int(int64_t v) { Value([&] { absl::StrAppend(&out_, v); }); }
-  void Bool(bool v) { Value([&] { out_.append(v ? "true" : "false"); }); }
-  void Null() { Value([&] { out_.append("null"); }); }
-  std::string Take() { return std::move(out_); }
-
- private:
-  template <typename F>
-  void Value(F append) {
-    Separate();
-    append();
-    comma_ = true;
-  }
-  void Separate() {
-    if (comma_) out_.push_back(',');
-    comma_ = false;
-  }
-  std::string out_;
-  bool comma_ = false;
-};
+using Json = views::JsonBuilder;
 
 void Aggregate(const TimeAggregate& a, Json* j) {
   j->Open('{');

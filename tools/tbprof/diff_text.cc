@@ -11,23 +11,14 @@
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "converters/report/report_text.h"
+#include "converters/report/text_format.h"
 
 namespace tbprof::cli {
 namespace {
 
 using views::DisplayWidth;
-
-std::string PadRight(absl::string_view text, int width) {
-  std::string out(text);
-  out.append(static_cast<size_t>(std::max(0, width - DisplayWidth(text))), ' ');
-  return out;
-}
-
-std::string PadLeft(absl::string_view text, int width) {
-  std::string out(static_cast<size_t>(std::max(0, width - DisplayWidth(text))), ' ');
-  out.append(text.data(), text.size());
-  return out;
-}
+using views::text::PadLeft;
+using views::text::PadRight;
 
 // The end of `text` when it is wider than `width` (paths: the end matters).
 std::string CutLeft(const std::string& text, int width, bool ascii) {

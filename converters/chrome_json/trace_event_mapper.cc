@@ -70,6 +70,22 @@ absl::string_view CompactJson(absl::string_view json, std::string* out) {
   return *out;
 }
 
+// True for names that xprof (TSL ParseTfOpFullname) reads as TensorFlow or
+// JAX ops, "name:Type" or "name:jax_type" ("nccl:all_reduce"): xprof counts
+// such host events by name already, and a `tf_op` would count them twice.
+bool XprofParsesAsOpName(absl::string_view name) {
+  const size_t colon = name.find(':');
+  if (colon == absl::string_view::npos || colon == 0 || colon + 1 >= name.size()) return false;
+  const absl::string_view type = name.substr(colon + 1);
+  if (type[0] == ':') return false;  // "aten::mm".
+  const bool upper = absl::ascii_isupper(static_cast<unsigned char>(type[0])) || type[0] == '_';
+  const bool lower = absl::ascii_islower(static_cast<unsigned char>(type[0])) || type[0] == '_';
+  for (char c : type) {
+    if (!absl::ascii_isalnum(static_cast<unsigned char>(c)) && c != '_') return false;
+  }
+  return upper || lower;
+}
+
 }  // namespace
 
 TraceEventMapper::TraceEventMapper(const ChromeJsonOptions& options, xplane::XSpaceData* space)
@@ -130,6 +146,7 @@ TraceEventMapper::Kind TraceEventMapper::ClassifyText(absl::string_view c) {
       break;
     case 15:
       if (absl::EqualsIgnoreCase(c, "python_function")) return Kind::kPythonFrame;
+      if (absl::EqualsIgnoreCase(c, "user_annotation")) return Kind::kUserAnnotation;
       break;
     case 19:
       if (absl::EqualsIgnoreCase(c, "gpu_user_annotation")) return Kind::kGpuAnnotation;
@@ -145,6 +162,7 @@ xplane::XPlaneBuilder* TraceEventMapper::HostPlane() {
     stat_device_id_ = host_plane_->GetOrCreateStatMetadata(StatType::kDeviceId);
     stat_is_root_ = host_plane_->GetOrCreateStatMetadata(StatType::kIsRoot);
     stat_step_num_ = host_plane_->GetOrCreateStatMetadata(StatType::kStepNum);
+    stat_tf_op_ = host_plane_->GetOrCreateStatMetadata(StatType::kTfOp);
   }
   return host_plane_;
 }
@@ -391,13 +409,21 @@ void TraceEventMapper::EmitHostEvent(uint32_t thread, const HostEvent& he, uint6
   if (he.device != kNone) ev.AddInt64(stat_device_id_, he.device);
   EmitOpArgStats(he, &ev);
   if (!he.comms_event_json.empty()) EmitCommsArgStats(he.comms_event_json, &ev);
-  if (he.kind == Kind::kCpuOp) {
+  int64_t step;
+  const bool is_step = ParseProfilerStep(he.name, &step);
+  // CPU ops and user annotations (not step markers) are framework ops: the
+  // innermost one around a launch names its device events (tf_op, see
+  // EmitGpuEvents), and a `tf_op` with the op's own name makes xprof's
+  // framework_op_stats count its host time (and tbprof's operator view use
+  // xprof's rule, converters/views/op_tree.h).
+  if (he.kind == Kind::kCpuOp || (he.kind == Kind::kUserAnnotation && !is_step)) {
+    const absl::string_view name = space_->strings.Get(plane->event_metadata(md).name);
+    if (!is_step && !XprofParsesAsOpName(name)) ev.AddRef(stat_tf_op_, name);
     uint32_t name_id = plane->event_metadata(md).name;
     t.ops.push_back({he.ts_ns, he.ts_ns + he.dur_ns, name_id});
     if (he.external_id != kNone) external_id_op_[he.external_id] = name_id;
   }
-  int64_t step;
-  if (ParseProfilerStep(he.name, &step)) {
+  if (is_step) {
     ev.AddInt64(stat_is_root_, 1);
     ev.AddInt64(stat_step_num_, step);
     ++summary_.step_roots;

@@ -50,6 +50,7 @@ class TraceEventMapper : public json::TraceJsonHandler {
   enum class Kind : uint8_t {
     kHost,
     kCpuOp,
+    kUserAnnotation,  // record_function(...) spans, ProfilerStep#N included.
     kRuntime,
     kKernel,
     kMemcpy,
@@ -182,6 +183,7 @@ class TraceEventMapper : public json::TraceJsonHandler {
 
   xplane::XPlaneBuilder* host_plane_ = nullptr;
   uint32_t stat_correlation_ = 0, stat_device_id_ = 0, stat_is_root_ = 0, stat_step_num_ = 0;
+  uint32_t stat_tf_op_ = 0;
   // Op argument stats, created on first use (UINT32_MAX until then).
   uint32_t stat_input_dims_ = UINT32_MAX, stat_input_types_ = UINT32_MAX,
            stat_concrete_inputs_ = UINT32_MAX, stat_call_stack_ = UINT32_MAX;

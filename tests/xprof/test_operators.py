@@ -20,6 +20,8 @@ Tolerances are in docs/views.md ("Operators, modules, GEMM efficiency").
 
 import copy
 import csv
+import decimal
+import gzip
 import json
 import pathlib
 import re
@@ -57,6 +59,7 @@ class Converted:
 
   def __init__(self, case_id, inputs, workdir):
     self.case_id = case_id
+    self.inputs = inputs
     self.paths = conftest.convert(inputs, pathlib.Path(workdir) / 'logdir', run='ops')
     self._ours = {}
 
@@ -200,27 +203,88 @@ def test_op_profile_has_our_device_time(converted):
       assert int(ours[op]['deviceSelfPs']) == ps, (op, ps, ours[op]['deviceSelfPs'])
 
 
+def _trace_files(inputs):
+  for path in inputs:
+    path = pathlib.Path(path)
+    yield from (sorted(p for p in path.iterdir() if '.json' in p.name) if path.is_dir()
+                else [path])
+
+
+def names_xprof_loses_at_equal_ends(inputs):
+  """Op names whose host time xprof 2.24 miscounts: an op that ends at the
+  same nanosecond as the op around it on its thread, and every op open
+  around it.
+
+  xprof (xplane_to_op_metrics_db.cc, CollectTfActivities/ProcessTfActivities)
+  stable-sorts the begin and end points of a thread's `tf_op` events by time
+  and, at an end, pops its op stack down to that op. At equal end times the
+  outer op's end comes first (it was added first), so it pops the inner op
+  unrecorded, and keeps the inner op's time as self time. The inner op's end
+  then finds no entry and pops the whole stack, so every op still open
+  around it is dropped too. tbprof nests such calls as they are, each
+  counted once. dlrm_8ranks worker0: aten::to [806, 816] us > aten::_to_copy
+  [807, 816] inside aten::add_ inside "Optimizer.step#Adagrad.step"; xprof
+  shows aten::to 37 calls, 1609 us, self = total, the trace has 46 calls,
+  2677 us; aten::add_ 21 of 37 calls. A deliberate difference: those names
+  are left out of the comparison.
+  """
+  names = set()
+  for path in _trace_files(inputs):
+    opener = gzip.open if path.name.endswith('.gz') else open
+    with opener(path, 'rt', encoding='utf-8') as f:
+      events = json.load(f, parse_float=decimal.Decimal)  # ns exactly.
+    events = events.get('traceEvents', []) if isinstance(events, dict) else events
+    threads = {}
+    for e in events:
+      if (e.get('ph') == 'X' and str(e.get('cat', '')).lower() in ('cpu_op', 'user_annotation')
+          and not str(e.get('name', '')).startswith('ProfilerStep#')):
+        begin = int(round(decimal.Decimal(e['ts']) * 1000))
+        end = begin + int(round(decimal.Decimal(e.get('dur', 0)) * 1000))
+        threads.setdefault((e.get('pid'), e.get('tid')), []).append((begin, -end, e['name']))
+    for calls in threads.values():
+      calls.sort()
+      stack = []  # (end, name) of the open calls.
+      for begin, neg_end, name in calls:
+        end = -neg_end
+        while stack and stack[-1][0] <= begin:
+          stack.pop()
+        if stack and abs(end - stack[-1][0]) <= 1:  # 1 ns: our rounding vs the converter's.
+          names.add(name)
+          names.update(n for _, n in stack)
+        stack.append((end, name))
+  return names
+
+
 def test_host_time_is_what_xprof_shows_when_ops_are_marked(converted):
   """xprof counts the host time of events that carry `tf_op`.
 
   Until the Kineto converter marks CPU ops that way (opSource "tf_op"),
   xprof's host rows come only from memory events (no time) and from names
   that parse as TensorFlow/JAX ops ("nccl:all_reduce"); there is nothing to
-  compare.
+  compare. Names caught by xprof's equal-end-time rule are left out
+  (names_xprof_loses_at_equal_ends).
   """
-  compared = 0
+  compared = excluded = 0
+  lost = None
   for path in converted.paths:
     operators = converted.ours(path)['operators']
     if operators['opSource'] != 'tf_op':
       continue
+    if lost is None:
+      lost = {xprof_op_name(n) for n in names_xprof_loses_at_equal_ends(converted.inputs)}
     summed = by_xprof_name(operators, ['hostTotalPs', 'hostSelfPs'])
     for row in xprof_op_rows([path]):
       if row['host_or_device'] != 'Host' or row['total_time'] == 0:
+        continue
+      if row['operation'] in lost:
+        excluded += 1
         continue
       mine = summed[row['operation']]
       assert abs(row['total_time'] - mine['hostTotalPs'] / US) <= US_TOL, row
       assert abs(row['total_self_time'] - mine['hostSelfPs'] / US) <= US_TOL, row
       compared += 1
+  if compared == 0 and excluded:
+    pytest.skip(f'all {excluded} host rows end with an op inside them (xprof\'s equal-end rule)')
   if compared == 0:
     pytest.skip('the converter does not mark CPU ops with tf_op, so xprof shows no host time '
                 'for PyTorch ops (docs/views.md)')
@@ -331,8 +395,14 @@ def test_without_correlation_ids(tmp_path):
   # Kernels with an External id go to their op by name; the others to no op.
   assert int(rows['aten::addmm']['deviceSelfByNamePs']) == 110 * US
   assert int(rows['aten::linear']['deviceTotalPs']) == 0
+  # A user annotation is an op (record_function: opSource "tf_op", the
+  # converter marks it as it marks CPU ops), so custom_kernel's External id 5
+  # names my_block, where the correlated trace puts it too (launched inside
+  # my_block, no cpu_op around the launch). Only ProfilerStep#1's kernel
+  # (orphan_kernel, 7), lost_kernel (3) and the memset (2) stay unattributed.
+  assert int(rows['my_block']['deviceSelfByNamePs']) == 20 * US
   reasons = {u['reason']: int(u['timePs']) for u in ops['unattributed']}
-  assert reasons['no correlation id'] == (20 + 7 + 3 + 2) * US
+  assert reasons['no correlation id'] == (7 + 3 + 2) * US
   assert any('names its op' in n or 'name their op' in n for n in ops['notes'])
   assert len(ops['ops']) == 6  # cudaLaunchKernel spans are not ops.
   assert report['gemm_efficiency']['noDataReason']

@@ -77,9 +77,8 @@ SAMPLE=testdata/samples/h100_bert_small_inference.json.gz
 cat <<MSG
 
 Done. The tbprof binary is $TBPROF.
-Open the sample in TensorBoard (PROFILE tab):
-  pip install tensorboard xprof
-  tensorboard --logdir tb_sample
+Open the sample in TensorBoard (PROFILE tab), with the pinned plugin set-up made:
+  build/xprof-venv/bin/tensorboard --logdir tb_sample
 See what each view will show, and why a view is empty:
   $TBPROF inspect $SAMPLE
 Run the tests with ./scripts/test.sh

@@ -76,6 +76,18 @@ void TraceEventMapper::EmitMemoryEvents() {
   uint32_t s_addr = plane->GetOrCreateStatMetadata(StatType::kAddress);
   uint32_t s_tf_op = plane->GetOrCreateStatMetadata(StatType::kTfOp);
   int64_t without_addr = 0;
+  {
+    // Memory events go to lines that already hold most of the trace; grow
+    // each once instead of doubling it (a copy of the whole line) on the way.
+    constexpr size_t kMaxStatsPerMemoryEvent = 10;
+    std::vector<size_t> per_thread(threads_.size(), 0);
+    for (const PendingMemoryEvent& m : memory_events_) ++per_thread[m.thread_index];
+    for (size_t t = 0; t < threads_.size(); ++t) {
+      if (per_thread[t] > 0) {
+        threads_[t].line->ReserveMore(per_thread[t], per_thread[t] * kMaxStatsPerMemoryEvent);
+      }
+    }
+  }
 
   // Per allocator, in time order.
   std::vector<uint32_t> order(memory_events_.size());
@@ -187,16 +199,18 @@ void TraceEventMapper::LinkThreadsToSteps() {
   constexpr int64_t kGenericContext = 0;
   std::sort(step_roots_.begin(), step_roots_.end(),
             [](const StepRoot& a, const StepRoot& b) { return a.begin_ns < b.begin_ns; });
-  for (size_t i = 0; i < step_roots_.size(); ++i) {
-    const StepRoot& root = step_roots_[i];
-    xplane::XEventBuilder ev(plane, threads_[root.thread].raw_line, root.event_index);
-    ev.AddInt64(s_pt, kGenericContext);
-    ev.AddInt64(s_p, static_cast<int64_t>(i) + 1);
-  }
+  // Which events get which context, found first so that every line grows
+  // once: a stat added to an older event moves its stats to the line's end.
+  struct Link {
+    uint32_t thread;
+    uint32_t event_index;
+    int64_t step;  // 1-based index into step_roots_.
+  };
+  std::vector<Link> consumers;
   std::vector<uint32_t> order;
-  for (HostThread& t : threads_) {
-    if (t.has_step_root) continue;
-    const std::vector<xplane::Event>& events = t.raw_line->events;
+  for (uint32_t t = 0; t < threads_.size(); ++t) {
+    if (threads_[t].has_step_root) continue;
+    const std::vector<xplane::Event>& events = threads_[t].raw_line->events;
     order.resize(events.size());
     for (uint32_t i = 0; i < events.size(); ++i) order[i] = i;
     std::sort(order.begin(), order.end(), [&events](uint32_t a, uint32_t b) {
@@ -216,10 +230,28 @@ void TraceEventMapper::LinkThreadsToSteps() {
       if (it == step_roots_.begin()) continue;
       --it;
       if (begin_ns >= it->end_ns) continue;
-      xplane::XEventBuilder ev(plane, t.raw_line, index);
-      ev.AddInt64(s_ct, kGenericContext);
-      ev.AddInt64(s_c, static_cast<int64_t>(it - step_roots_.begin()) + 1);
+      consumers.push_back({t, index, static_cast<int64_t>(it - step_roots_.begin()) + 1});
     }
+  }
+  std::vector<size_t> extra_stats(threads_.size(), 0);
+  auto count = [&](uint32_t thread, uint32_t event_index) {
+    extra_stats[thread] += threads_[thread].raw_line->events[event_index].stats_count + 2;
+  };
+  for (const StepRoot& root : step_roots_) count(root.thread, root.event_index);
+  for (const Link& link : consumers) count(link.thread, link.event_index);
+  for (uint32_t t = 0; t < threads_.size(); ++t) {
+    if (extra_stats[t] > 0) threads_[t].line->ReserveMore(0, extra_stats[t]);
+  }
+  for (size_t i = 0; i < step_roots_.size(); ++i) {
+    const StepRoot& root = step_roots_[i];
+    xplane::XEventBuilder ev(plane, threads_[root.thread].raw_line, root.event_index);
+    ev.AddInt64(s_pt, kGenericContext);
+    ev.AddInt64(s_p, static_cast<int64_t>(i) + 1);
+  }
+  for (const Link& link : consumers) {
+    xplane::XEventBuilder ev(plane, threads_[link.thread].raw_line, link.event_index);
+    ev.AddInt64(s_ct, kGenericContext);
+    ev.AddInt64(s_c, link.step);
   }
 }
 

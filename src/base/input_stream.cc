@@ -6,6 +6,10 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#if defined(TBPROF_HAVE_ISAL)
+#include <isa-l/igzip_lib.h>
+#endif
+
 #include <algorithm>
 #include <cstring>
 #include <vector>
@@ -167,6 +171,111 @@ class GzipInputStream : public InputStream {
   uint64_t inflated_ = 0;
 };
 
+#if defined(TBPROF_HAVE_ISAL)
+// What went wrong, in the words zlib uses for the same faults.
+const char* IsalInflateError(int rc) {
+  switch (rc) {
+    case ISAL_INVALID_BLOCK:
+      return "invalid block type";
+    case ISAL_INVALID_SYMBOL:
+      return "invalid code";
+    case ISAL_INVALID_LOOKBACK:
+      return "invalid distance too far back";
+    case ISAL_INVALID_WRAPPER:
+      return "incorrect header check";
+    case ISAL_UNSUPPORTED_METHOD:
+      return "unknown compression method";
+    case ISAL_INCORRECT_CHECKSUM:
+      return "incorrect data check";
+    case ISAL_NEED_DICT:
+      return "needs a preset dictionary";
+    default:
+      return "inflate failed";
+  }
+}
+
+// GzipInputStream's contract with Intel ISA-L's inflater, about 3x faster
+// than zlib's (its CRC-32 alone is several times faster). Same reads, same
+// errors (messages in zlib's words), same offsets.
+class IsalGzipInputStream : public InputStream {
+ public:
+  IsalGzipInputStream(std::unique_ptr<FileReader> file, std::string prefix,
+                      const InputStreamOptions& options)
+      : file_(std::move(file)),
+        options_(options),
+        in_(1 << 20),
+        state_(std::make_unique<inflate_state>()) {
+    std::memcpy(in_.data(), prefix.data(), prefix.size());
+    isal_inflate_init(state_.get());
+    state_->crc_flag = ISAL_GZIP;
+    state_->next_in = in_.data();
+    state_->avail_in = static_cast<uint32_t>(prefix.size());
+    compressed_seen_ = prefix.size();
+  }
+
+  absl::StatusOr<size_t> Read(char* buffer, size_t capacity) override {
+    if (finished_) return 0;
+    const uint32_t requested = static_cast<uint32_t>(std::min<size_t>(capacity, 1u << 30));
+    state_->next_out = reinterpret_cast<uint8_t*>(buffer);
+    state_->avail_out = requested;
+    while (state_->avail_out > 0) {
+      if (state_->block_state == ISAL_BLOCK_FINISH) {
+        // A member ended; another may follow (concatenated .gz files).
+        member_started_ = false;
+        isal_inflate_reset(state_.get());
+        state_->crc_flag = ISAL_GZIP;
+      }
+      if (state_->avail_in == 0) {
+        TBPROF_ASSIGN_OR_RETURN(size_t n,
+                                file_->Read(reinterpret_cast<char*>(in_.data()), in_.size()));
+        if (n == 0) {
+          if (!member_started_) {  // Clean end after a complete member.
+            finished_ = true;
+            break;
+          }
+          return absl::DataLossError(absl::StrCat(
+              path(), ": truncated gzip: input ends at byte ", compressed_seen_,
+              " in the middle of a compressed stream"));
+        }
+        compressed_seen_ += n;
+        state_->next_in = in_.data();
+        state_->avail_in = static_cast<uint32_t>(n);
+      }
+      member_started_ = true;
+      int rc = isal_inflate(state_.get());
+      if (rc < 0 || rc == ISAL_NEED_DICT) {
+        uint64_t offset = compressed_seen_ - state_->avail_in;
+        return absl::DataLossError(absl::StrCat(path(), ": corrupt gzip data at compressed byte ",
+                                                offset, ": ", IsalInflateError(rc)));
+      }
+    }
+    size_t produced = requested - state_->avail_out;
+    inflated_ += produced;
+    if (options_.max_inflated_bytes != 0 && inflated_ > options_.max_inflated_bytes) {
+      return absl::ResourceExhaustedError(absl::StrCat(
+          path(), ": gzip stream inflates past the limit of ",
+          options_.max_inflated_bytes, " bytes (possible gzip bomb); raise it with "
+          "--max-inflated-bytes if the file is genuine"));
+    }
+    return produced;
+  }
+  uint64_t file_bytes_consumed() const override { return compressed_seen_ - state_->avail_in; }
+  uint64_t file_size() const override { return file_->size(); }
+  bool is_gzip() const override { return true; }
+  const std::string& path() const override { return file_->path(); }
+
+ private:
+  std::unique_ptr<FileReader> file_;
+  InputStreamOptions options_;
+  std::vector<uint8_t> in_;
+  std::unique_ptr<inflate_state> state_;  // ~40 KB: on the heap.
+  bool finished_ = false;
+  bool member_started_ = false;
+  uint64_t compressed_seen_ = 0;
+  uint64_t inflated_ = 0;
+};
+#endif  // TBPROF_HAVE_ISAL
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<InputStream>> OpenInputStream(
@@ -195,6 +304,12 @@ absl::StatusOr<std::unique_ptr<InputStream>> OpenInputStream(
   prefix.resize(got);
   if (got == 2 && static_cast<unsigned char>(prefix[0]) == 0x1f &&
       static_cast<unsigned char>(prefix[1]) == 0x8b) {
+#if defined(TBPROF_HAVE_ISAL)
+    if (!options.force_zlib) {
+      return std::unique_ptr<InputStream>(
+          new IsalGzipInputStream(std::move(file), std::move(prefix), options));
+    }
+#endif
     return std::unique_ptr<InputStream>(
         new GzipInputStream(std::move(file), std::move(prefix), options));
   }

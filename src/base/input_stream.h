@@ -23,6 +23,9 @@ struct InputStreamOptions {
   // Largest number of bytes a gzip stream may inflate to before reading
   // fails with kResourceExhausted (gzip-bomb guard). 0 means no limit.
   uint64_t max_inflated_bytes = 0;
+  // gzip is inflated with Intel ISA-L when the build has it (TBPROF_HAVE_ISAL)
+  // and with zlib otherwise; this forces zlib (tests compare the two).
+  bool force_zlib = false;
 };
 
 class InputStream {

@@ -229,25 +229,40 @@ std::pair<int, int64_t> PlaneRank(absl::string_view name) {
 // dependent launch) out of `line`, with their stats, into `overflow`
 // (appended; events stay sorted). Durations are never changed. Events must be
 // sorted by (begin asc, duration desc). Returns the number moved.
+// Decides, in order, whether each event of a sorted line stays on it: an
+// event that starts inside an open event and ends after it does not.
+class OverlapFilter {
+ public:
+  bool Keep(const Event& e) {
+    if (e.is_aggregate) return true;
+    while (!open_ends_.empty() && open_ends_.back() <= e.offset_ps) open_ends_.pop_back();
+    int64_t end = e.offset_ps + e.duration_ps;
+    if (!open_ends_.empty() && end > open_ends_.back()) return false;
+    open_ends_.push_back(end);
+    return true;
+  }
+
+ private:
+  std::vector<int64_t> open_ends_;
+};
+
 int64_t MoveOverlapsOut(Line& line, Line& overflow) {
+  // Nearly every line has no such event: find out without copying it.
+  size_t first_moved = 0;
+  {
+    OverlapFilter filter;
+    while (first_moved < line.events.size() && filter.Keep(line.events[first_moved])) {
+      ++first_moved;
+    }
+  }
+  if (first_moved == line.events.size()) return 0;
   int64_t moved = 0;
-  std::vector<int64_t> open_ends;
+  OverlapFilter filter;
   std::vector<Event> kept;
   std::vector<Stat> kept_stats;
   kept.reserve(line.events.size());
-  bool any = false;
   for (const Event& e : line.events) {
-    bool keep = true;
-    if (!e.is_aggregate) {
-      while (!open_ends.empty() && open_ends.back() <= e.offset_ps) open_ends.pop_back();
-      int64_t end = e.offset_ps + e.duration_ps;
-      if (!open_ends.empty() && end > open_ends.back()) {
-        keep = false;
-      } else {
-        open_ends.push_back(end);
-      }
-    }
-    Line& to = keep ? line : overflow;
+    bool keep = filter.Keep(e);
     std::vector<Stat>& stats = keep ? kept_stats : overflow.stats;
     Event copy = e;
     copy.stats_begin = static_cast<uint32_t>(stats.size());
@@ -256,15 +271,12 @@ int64_t MoveOverlapsOut(Line& line, Line& overflow) {
     if (keep) {
       kept.push_back(copy);
     } else {
-      to.events.push_back(copy);
+      overflow.events.push_back(copy);
       ++moved;
-      any = true;
     }
   }
-  if (any) {
-    line.events = std::move(kept);
-    line.stats = std::move(kept_stats);
-  }
+  line.events = std::move(kept);
+  line.stats = std::move(kept_stats);
   return moved;
 }
 
@@ -318,7 +330,11 @@ FinalizeStats XSpaceBuilder::Finalize(const FinalizeOptions& options) {
     // Overflow lines are appended and then checked in turn, so events that
     // overlap on an overflow line move on to another one.
     for (size_t i = 0; i < plane.lines.size(); ++i) {
-      std::stable_sort(plane.lines[i].events.begin(), plane.lines[i].events.end(), event_order);
+      std::vector<Event>& events = plane.lines[i].events;
+      // Most lines arrive in time order; stable_sort would still copy them.
+      if (!std::is_sorted(events.begin(), events.end(), event_order)) {
+        std::stable_sort(events.begin(), events.end(), event_order);
+      }
       if (!options.enforce_nesting) continue;
       Line overflow;
       int64_t moved = MoveOverlapsOut(plane.lines[i], overflow);

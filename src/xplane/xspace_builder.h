@@ -72,6 +72,12 @@ class XLineBuilder {
   int64_t id() const { return line_->id; }
   size_t num_events() const { return line_->events.size(); }
   void ReserveEvents(size_t n) { line_->events.reserve(n); }
+  // Makes room for `events` more events holding `stats` more stats in all,
+  // so that appending them does not regrow (and copy) large vectors.
+  void ReserveMore(size_t events, size_t stats) {
+    line_->events.reserve(line_->events.size() + events);
+    line_->stats.reserve(line_->stats.size() + stats);
+  }
 
   // Adds an event; `offset_ps` counts from this line's timestamp_ns and may
   // be negative before Finalize() normalizes time. `duration_ps` >= 0.

@@ -11,6 +11,7 @@
 #ifndef TBPROF_CONVERTERS_CHROME_JSON_TRACE_EVENT_MAPPER_H_
 #define TBPROF_CONVERTERS_CHROME_JSON_TRACE_EVENT_MAPPER_H_
 
+#include <algorithm>
 #include <cstdint>
 #include <deque>
 #include <string>
@@ -18,6 +19,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/hash/hash.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "converters/chrome_json/chrome_json_to_xspace.h"
@@ -211,6 +213,29 @@ class TraceEventMapper : public json::TraceJsonHandler {
   absl::flat_hash_map<int64_t, uint32_t> external_id_op_;  // External id -> op name id.
 
   // A /device:GPU:n plane being filled by EmitGpuEvents().
+  // What the kernel_details / occupancy stats of a kernel depend on.
+  struct KernelConfig {
+    int32_t registers;
+    int64_t shared_memory;
+    int32_t grid[3], block[3];
+    bool has_launch_params;
+    bool operator==(const KernelConfig& o) const {
+      return registers == o.registers && shared_memory == o.shared_memory &&
+             std::equal(grid, grid + 3, o.grid) && std::equal(block, block + 3, o.block) &&
+             has_launch_params == o.has_launch_params;
+    }
+  };
+  struct KernelConfigHash {
+    size_t operator()(const KernelConfig& c) const {
+      return absl::HashOf(c.registers, c.shared_memory, c.grid[0], c.grid[1], c.grid[2],
+                          c.block[0], c.block[1], c.block[2], c.has_launch_params);
+    }
+  };
+  struct KernelConfigStats {
+    uint32_t details_metadata;  // Stat metadata named by the kernel_details text.
+    bool has_occupancy;
+    double occupancy_pct;
+  };
   struct GpuPlane {
     xplane::XPlaneBuilder* plane = nullptr;
     // GPU annotations and sync waits (xplane::GpuAnnotationPlaneName), made
@@ -221,6 +246,9 @@ class TraceEventMapper : public json::TraceJsonHandler {
              tf_op = 0, memcpy_details = 0, memset_details = 0;
     absl::flat_hash_map<std::pair<int, int64_t>, xplane::XLineBuilder*> lines;
     absl::flat_hash_map<uint32_t, uint32_t> renamed_metadata;  // Original name id -> index.
+    // Kernel launch configurations seen on this GPU and what they give (the
+    // same few recur in every step).
+    absl::flat_hash_map<KernelConfig, KernelConfigStats, KernelConfigHash> kernel_configs;
     int64_t next_line_id = 0x30000000;
   };
   absl::flat_hash_map<int32_t, GpuPlane> gpu_planes_;

@@ -168,9 +168,9 @@ void TraceEventMapper::EmitGpuEvents() {
       }
       md = it->second;
     } else if (g.kind == Kind::kGpuAnnotation || g.kind == Kind::kGpuSync) {
-      md = gp.annotation_plane->GetOrCreateEventMetadata(name);
+      md = gp.annotation_plane->GetOrCreateEventMetadataForName(g.name_id);
     } else {
-      md = gp.plane->GetOrCreateEventMetadata(name);
+      md = gp.plane->GetOrCreateEventMetadataForName(g.name_id);
     }
     xplane::XEventBuilder ev = line->AddEvent(md, offset_ps, g.dur_ns * 1000);
     ++summary_.events_converted;
@@ -180,35 +180,44 @@ void TraceEventMapper::EmitGpuEvents() {
     details.clear();
     if (g.kind == Kind::kKernel) {
       ++summary_.kernels;
-      KernelDetails d;
-      d.registers_per_thread = g.registers;
-      d.static_shared_mem_bytes = g.shared_memory;  // Kineto gives static + dynamic.
-      d.dynamic_shared_mem_bytes = 0;
-      for (int i = 0; i < 3; ++i) {
-        d.grid[i] = g.grid[i];
-        d.block[i] = g.block[i];
-      }
       const GpuDeviceProperties* props = DeviceProps(g.device);
       if (props == nullptr) ++kernels_without_props;
-      if (props != nullptr && g.has_launch_params && !rocm_ && HasOccupancyInputs(*props)) {
-        KernelLaunchConfig launch;
-        launch.registers_per_thread = g.registers;
-        launch.static_shared_mem_bytes = g.shared_memory;
-        launch.block_x = g.block[0];
-        launch.block_y = g.block[1];
-        launch.block_z = g.block[2];
-        launch.grid_x = g.grid[0];
-        launch.grid_y = g.grid[1];
-        launch.grid_z = g.grid[2];
-        absl::StatusOr<OccupancyResult> occ = ComputeOccupancy(*props, launch);
-        if (occ.ok()) {
-          d.has_occupancy = true;
-          d.occupancy_pct = occ->theoretical_occupancy_pct;
-          ev.AddDouble(gp.theoretical_occupancy, occ->theoretical_occupancy_pct);
+      KernelConfig config{g.registers, g.shared_memory, {g.grid[0], g.grid[1], g.grid[2]},
+                          {g.block[0], g.block[1], g.block[2]}, g.has_launch_params};
+      auto [it, inserted] = gp.kernel_configs.try_emplace(config);
+      KernelConfigStats& known = it->second;
+      if (inserted) {
+        KernelDetails d;
+        d.registers_per_thread = g.registers;
+        d.static_shared_mem_bytes = g.shared_memory;  // Kineto gives static + dynamic.
+        d.dynamic_shared_mem_bytes = 0;
+        for (int i = 0; i < 3; ++i) {
+          d.grid[i] = g.grid[i];
+          d.block[i] = g.block[i];
         }
+        if (props != nullptr && g.has_launch_params && !rocm_ && HasOccupancyInputs(*props)) {
+          KernelLaunchConfig launch;
+          launch.registers_per_thread = g.registers;
+          launch.static_shared_mem_bytes = g.shared_memory;
+          launch.block_x = g.block[0];
+          launch.block_y = g.block[1];
+          launch.block_z = g.block[2];
+          launch.grid_x = g.grid[0];
+          launch.grid_y = g.grid[1];
+          launch.grid_z = g.grid[2];
+          absl::StatusOr<OccupancyResult> occ = ComputeOccupancy(*props, launch);
+          if (occ.ok()) {
+            d.has_occupancy = true;
+            d.occupancy_pct = occ->theoretical_occupancy_pct;
+          }
+        }
+        AppendKernelDetails(d, &details);
+        known.details_metadata = gp.plane->GetOrCreateStatMetadata(details);
+        known.has_occupancy = d.has_occupancy;
+        known.occupancy_pct = d.occupancy_pct;
       }
-      AppendKernelDetails(d, &details);
-      ev.AddRef(gp.kernel_details, details);
+      if (known.has_occupancy) ev.AddDouble(gp.theoretical_occupancy, known.occupancy_pct);
+      ev.AddRefToMetadata(gp.kernel_details, known.details_metadata);
       if (!std::isnan(g.est_occupancy_pct)) ev.AddDouble(gp.est_occupancy, g.est_occupancy_pct);
     } else if (g.kind == Kind::kMemcpy) {
       ++summary_.memcpys;
@@ -236,7 +245,7 @@ void TraceEventMapper::EmitGpuEvents() {
       auto it = external_id_op_.find(g.external_id);
       if (it != external_id_op_.end()) op = it->second;
     }
-    if (op != 0) ev.AddRef(gp.tf_op, space_->strings.Get(op));
+    if (op != 0) ev.AddRefToMetadata(gp.tf_op, gp.plane->GetOrCreateStatMetadataForName(op));
   }
   std::vector<PendingGpuEvent>().swap(gpu_events_);
 

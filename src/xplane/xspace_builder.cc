@@ -57,8 +57,10 @@ void XEventBuilder::AddBytes(uint32_t stat_metadata_index, absl::string_view val
   if (Stat* s = AppendStat(stat_metadata_index, StatKind::kBytes)) s->str_id = id;
 }
 void XEventBuilder::AddRef(uint32_t stat_metadata_index, absl::string_view value) {
-  uint32_t ref_index = plane_->GetOrCreateStatMetadata(value);
-  uint64_t ref_id = static_cast<uint64_t>(plane_->plane()->stat_metadata[ref_index].id);
+  AddRefToMetadata(stat_metadata_index, plane_->GetOrCreateStatMetadata(value));
+}
+void XEventBuilder::AddRefToMetadata(uint32_t stat_metadata_index, uint32_t ref_metadata_index) {
+  uint64_t ref_id = static_cast<uint64_t>(plane_->plane()->stat_metadata[ref_metadata_index].id);
   if (Stat* s = AppendStat(stat_metadata_index, StatKind::kRef)) s->uint64_value = ref_id;
 }
 
@@ -109,7 +111,10 @@ XPlaneBuilder::XPlaneBuilder(XSpaceData* space, Plane* plane) : space_(space), p
 absl::string_view XPlaneBuilder::name() const { return space_->strings.Get(plane_->name); }
 
 uint32_t XPlaneBuilder::GetOrCreateEventMetadata(absl::string_view name) {
-  uint32_t name_id = space_->strings.Intern(name);
+  return GetOrCreateEventMetadataForName(space_->strings.Intern(name));
+}
+
+uint32_t XPlaneBuilder::GetOrCreateEventMetadataForName(uint32_t name_id) {
   auto [it, inserted] = event_metadata_by_name_.try_emplace(
       name_id, static_cast<uint32_t>(plane_->event_metadata.size()));
   if (inserted) {
@@ -126,7 +131,10 @@ void XPlaneBuilder::SetEventDisplayName(uint32_t index, absl::string_view displa
 }
 
 uint32_t XPlaneBuilder::GetOrCreateStatMetadata(absl::string_view name) {
-  uint32_t name_id = space_->strings.Intern(name);
+  return GetOrCreateStatMetadataForName(space_->strings.Intern(name));
+}
+
+uint32_t XPlaneBuilder::GetOrCreateStatMetadataForName(uint32_t name_id) {
   auto [it, inserted] = stat_metadata_by_name_.try_emplace(
       name_id, static_cast<uint32_t>(plane_->stat_metadata.size()));
   if (inserted) {

@@ -46,6 +46,9 @@ class XEventBuilder {
   // Stores `value` as a ref_value: the name of a (created) stat metadata.
   // Use for strings repeated across many events (kernel_details, tf_op).
   void AddRef(uint32_t stat_metadata_index, absl::string_view value);
+  // AddRef() with the value's stat metadata already looked up (its index,
+  // from GetOrCreateStatMetadata*()).
+  void AddRefToMetadata(uint32_t stat_metadata_index, uint32_t ref_metadata_index);
   void AddBytes(uint32_t stat_metadata_index, absl::string_view value);
 
   int64_t offset_ps() const { return line_->events[event_index_].offset_ps; }
@@ -105,11 +108,15 @@ class XPlaneBuilder {
   // Returns the index of the event metadata named `name`, creating it (with
   // id = index + 1) on first use.
   uint32_t GetOrCreateEventMetadata(absl::string_view name);
+  // The same for a name already in the space's StringPool (its id), without
+  // hashing the text again.
+  uint32_t GetOrCreateEventMetadataForName(uint32_t name_id);
   EventMetadata& event_metadata(uint32_t index) { return plane_->event_metadata[index]; }
   void SetEventDisplayName(uint32_t index, absl::string_view display_name);
 
   // Index of the stat metadata named `name` (or StatTypeName(type)).
   uint32_t GetOrCreateStatMetadata(absl::string_view name);
+  uint32_t GetOrCreateStatMetadataForName(uint32_t name_id);
   uint32_t GetOrCreateStatMetadata(StatType type) {
     return GetOrCreateStatMetadata(StatTypeName(type));
   }

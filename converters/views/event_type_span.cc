@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "absl/strings/match.h"
+#include "src/base/radix_sort.h"
 
 namespace tbprof::views {
 
@@ -121,7 +122,7 @@ void OverlapResolver::SortedBoundaries(absl::Span<const EventTypeSpan> spans) {
       keys_.push_back(key(s.begin_ps, kNumEventTypeSlots + end_order(s.type)));
       keys_.push_back(key(s.end_ps, end_order(s.type)));
     }
-    std::sort(keys_.begin(), keys_.end());
+    RadixSortUint64(&keys_, &sort_scratch_);
     packed_ = true;
     packed_min_ps_ = min_ps;
     return;

@@ -135,6 +135,7 @@ class OverlapResolver {
   bool packed_ = false;
   int64_t packed_min_ps_ = 0;
   std::vector<uint64_t> keys_;
+  std::vector<uint64_t> sort_scratch_;
   std::vector<Boundary> boundaries_;
 };
 

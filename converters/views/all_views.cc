@@ -18,6 +18,9 @@
 namespace tbprof::views {
 namespace {
 
+// Index of "trace.json.gz" in PrecomputedViewSuffixes(), the one large file.
+constexpr size_t kTraceFile = 4;
+
 struct ViewFile {
   std::string suffix;
   std::string contents;
@@ -81,7 +84,8 @@ absl::StatusOr<std::vector<ViewFile>> BuildViewFiles(const AllViews& views,
   std::vector<ViewFile> files = EmptyViewFiles();
   TBPROF_RETURN_IF_ERROR(SerializeStepViews(views, &files));
   TBPROF_RETURN_IF_ERROR(SerializeKernelAndMemoryViews(views, &files));
-  TBPROF_ASSIGN_OR_RETURN(files[4].contents, ConvertXSpaceToTraceJsonGz(space, trace_options));
+  TBPROF_ASSIGN_OR_RETURN(files[kTraceFile].contents,
+                          ConvertXSpaceToTraceJsonGz(space, trace_options));
   return files;
 }
 
@@ -100,9 +104,33 @@ absl::string_view BreakdownName(Breakdown breakdown) {
 
 absl::StatusOr<AllViews> ComputeAllViews(const xplane::XSpaceData& space,
                                          const ViewOptions& options, PhaseTimings* timings) {
+  // The views only read `space`, and each writes its own members of `views`.
+  // With options.parallel, the kernel stats and the memory profile are
+  // computed on a second thread while this one runs the step analysis, and
+  // the op tree views come after both: the step analysis and the op tree
+  // have the largest temporaries (~35 B per event each, see
+  // docs/benchmarks.md), so running them one after the other keeps the peak
+  // memory where it is with one thread; the memory profile's (56 B per
+  // memory event) fit beside the step analysis'.
   AllViews views;
-  TBPROF_RETURN_IF_ERROR(ComputeStepViews(space, options, timings, &views));
-  ComputeKernelAndMemoryViews(space, options, timings, &views);
+  auto kernels_and_memory = [&] {
+    {
+      ScopedPhase phase(timings, "views: kernel stats");
+      views.kernel_stats = ConvertXSpaceToKernelStatsDb(space, options.kernel_stats);
+    }
+    ScopedPhase phase(timings, "views: memory profile");
+    views.memory_profile = ConvertXSpaceToMemoryProfile(space, options.memory_profile);
+  };
+  absl::Status steps_status;
+  if (options.parallel) {
+    std::thread worker(kernels_and_memory);
+    steps_status = ComputeStepViews(space, options, timings, &views);
+    worker.join();
+  } else {
+    steps_status = ComputeStepViews(space, options, timings, &views);
+    if (steps_status.ok()) kernels_and_memory();
+  }
+  TBPROF_RETURN_IF_ERROR(steps_status);
   if (options.operator_views) {
     ScopedPhase phase(timings, "views: operators+modules+gemm");
     OperatorViews ops = ConvertXSpaceToOperatorViews(space, options.operators);
@@ -166,9 +194,10 @@ absl::Status StagePrecomputedViews(const AllViews& views, const xplane::XSpaceDa
 }
 
 // Each background thread writes only its own members: the trace thread
-// `trace_status` and files[4]; the steps thread `steps_status`, the step
-// views and files[0..1]; the kernels thread `kernels_status`, the other
-// views and files[2..3]. Finish() reads them all after joining.
+// `trace_status` and files[4] (or `trace_stream`); the steps thread
+// `steps_status`, the step views and files[0..1]; the kernels thread
+// `kernels_status`, the other views and files[2..3]. Finish() reads them all
+// after joining.
 struct PrecomputedViewsJob::State {
   const xplane::XSpaceData* space;
   ViewOptions options;
@@ -177,6 +206,12 @@ struct PrecomputedViewsJob::State {
   AllViews views;
   std::vector<ViewFile> files = EmptyViewFiles();
   absl::Status trace_status, steps_status, kernels_status;
+  // StartStaging() only: where files[4] is streamed instead, or why it
+  // could not be begun (reported where Finish() stages files[4]).
+  logdir::RunWriter* writer = nullptr;
+  std::string host;
+  std::unique_ptr<logdir::StagedFileStream> trace_stream;
+  absl::Status trace_begin_status;
   std::vector<std::thread> threads;
 };
 
@@ -194,17 +229,44 @@ void PrecomputedViewsJob::Join() {
 std::unique_ptr<PrecomputedViewsJob> PrecomputedViewsJob::Start(
     const xplane::XSpaceData& space, const ViewOptions& options,
     const TraceJsonOptions& trace_options, PhaseTimings* timings) {
+  return StartStaging(space, "", nullptr, options, trace_options, timings);
+}
+
+std::unique_ptr<PrecomputedViewsJob> PrecomputedViewsJob::StartStaging(
+    const xplane::XSpaceData& space, absl::string_view host, logdir::RunWriter* writer,
+    const ViewOptions& options, const TraceJsonOptions& trace_options, PhaseTimings* timings) {
   auto state = std::make_unique<State>();
   state->space = &space;
   state->options = options;
   state->trace_options = trace_options;
   state->timings = timings;
   State* s = state.get();
+  if (writer != nullptr) {
+    s->writer = writer;
+    s->host = std::string(host);
+    absl::StatusOr<std::unique_ptr<logdir::StagedFileStream>> stream =
+        writer->BeginHostFile(host, s->files[kTraceFile].suffix);
+    if (stream.ok()) {
+      s->trace_stream = *std::move(stream);
+    } else {
+      s->trace_begin_status = stream.status();
+    }
+  }
   s->threads.emplace_back([s] {
+    if (s->writer != nullptr && s->trace_stream == nullptr) return;  // Could not begin.
     ScopedPhase phase(s->timings, "views: trace JSON (gzip)");
+    if (s->trace_stream != nullptr) {
+      logdir::StagedFileStream* stream = s->trace_stream.get();
+      s->trace_status = WriteXSpaceAsTraceJsonGzTo(*s->space, s->trace_options,
+                                                   [stream](absl::string_view bytes) {
+                                                     return stream->Append(bytes);
+                                                   })
+                            .status();
+      return;
+    }
     absl::StatusOr<std::string> gz = ConvertXSpaceToTraceJsonGz(*s->space, s->trace_options);
     s->trace_status = gz.status();
-    if (gz.ok()) s->files[4].contents = *std::move(gz);
+    if (gz.ok()) s->files[kTraceFile].contents = *std::move(gz);
   });
   s->threads.emplace_back([s] {
     s->steps_status = ComputeStepViews(*s->space, s->options, s->timings, &s->views);
@@ -221,13 +283,32 @@ std::unique_ptr<PrecomputedViewsJob> PrecomputedViewsJob::Start(
 absl::Status PrecomputedViewsJob::Finish(absl::string_view host, logdir::RunWriter* writer,
                                          AllViews* views_out) {
   Join();
-  TBPROF_RETURN_IF_ERROR(state_->steps_status);
-  TBPROF_RETURN_IF_ERROR(state_->kernels_status);
-  TBPROF_RETURN_IF_ERROR(state_->trace_status);
-  for (const ViewFile& file : state_->files) {
+  State& s = *state_;
+  absl::Status status = StageFiles(host, writer);
+  if (s.trace_stream != nullptr) s.writer->AbandonHostFile(std::move(s.trace_stream));
+  TBPROF_RETURN_IF_ERROR(status);
+  if (views_out != nullptr) *views_out = std::move(s.views);
+  return absl::OkStatus();
+}
+
+absl::Status PrecomputedViewsJob::StageFiles(absl::string_view host, logdir::RunWriter* writer) {
+  State& s = *state_;
+  if (s.writer != nullptr && (writer != s.writer || host != s.host)) {
+    return absl::FailedPreconditionError(
+        "PrecomputedViewsJob::Finish() with another host or writer than StartStaging()");
+  }
+  TBPROF_RETURN_IF_ERROR(s.steps_status);
+  TBPROF_RETURN_IF_ERROR(s.kernels_status);
+  TBPROF_RETURN_IF_ERROR(s.trace_status);
+  for (size_t i = 0; i < s.files.size(); ++i) {
+    const ViewFile& file = s.files[i];
+    if (i == kTraceFile && s.writer != nullptr) {
+      TBPROF_RETURN_IF_ERROR(s.trace_begin_status);
+      TBPROF_RETURN_IF_ERROR(writer->FinishHostFile(std::move(s.trace_stream)).status());
+      continue;
+    }
     TBPROF_RETURN_IF_ERROR(writer->StageHostFile(host, file.suffix, file.contents).status());
   }
-  if (views_out != nullptr) *views_out = std::move(state_->views);
   return absl::OkStatus();
 }
 
@@ -236,7 +317,7 @@ absl::Status ComputeAndStagePrecomputedViews(const xplane::XSpaceData& space,
                                              const ViewOptions& options,
                                              const TraceJsonOptions& trace_options,
                                              AllViews* views_out) {
-  return PrecomputedViewsJob::Start(space, options, trace_options)
+  return PrecomputedViewsJob::StartStaging(space, host, writer, options, trace_options)
       ->Finish(host, writer, views_out);
 }
 

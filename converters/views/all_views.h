@@ -33,6 +33,7 @@
 
 namespace tbprof::logdir {
 class RunWriter;
+class StagedFileStream;
 }
 
 namespace tbprof::views {
@@ -51,6 +52,9 @@ struct ViewOptions {
   // `operator_views` is set.
   bool operator_views = true;
   OperatorStatsOptions operators;
+  // ComputeAllViews() on two threads (the kernel stats and the memory
+  // profile beside the step analysis); the views are the same either way.
+  bool parallel = true;
 };
 
 // The views of one host, as the profile plugin's protos.
@@ -127,6 +131,18 @@ class PrecomputedViewsJob {
                                                     const ViewOptions& options = {},
                                                     const TraceJsonOptions& trace_options = {},
                                                     PhaseTimings* timings = nullptr);
+  // Start() for staging in `writer`: the trace-viewer JSON, the one large
+  // file, goes through gzip straight into its staged file
+  // "<host>.trace.json.gz" (RunWriter::BeginHostFile(), called here, so on
+  // the writer's thread) as it is produced and is never held in memory.
+  // Finish() must then get the same `host` and `writer`; the other files
+  // are staged there, in the same order as by Start(). The writer must
+  // outlive the job.
+  static std::unique_ptr<PrecomputedViewsJob> StartStaging(
+      const xplane::XSpaceData& space, absl::string_view host, logdir::RunWriter* writer,
+      const ViewOptions& options = {}, const TraceJsonOptions& trace_options = {},
+      PhaseTimings* timings = nullptr);
+
   ~PrecomputedViewsJob();  // Waits for the background threads.
   PrecomputedViewsJob(const PrecomputedViewsJob&) = delete;
   PrecomputedViewsJob& operator=(const PrecomputedViewsJob&) = delete;
@@ -134,7 +150,8 @@ class PrecomputedViewsJob {
   // Waits for the views, then stages their files in `writer` as
   // StagePrecomputedViews() does. Call at most once. `views_out`, when not
   // null, receives the views. Errors: as ComputeAllViews() and
-  // StagePrecomputedViews().
+  // StagePrecomputedViews(); kFailedPrecondition for another host or writer
+  // than StartStaging()'s. On error the trace file being staged is deleted.
   absl::Status Finish(absl::string_view host, logdir::RunWriter* writer,
                       AllViews* views_out = nullptr);
 
@@ -142,11 +159,14 @@ class PrecomputedViewsJob {
   struct State;
   explicit PrecomputedViewsJob(std::unique_ptr<State> state);
   void Join();
+  // Finish() after Join(), less the cleanup.
+  absl::Status StageFiles(absl::string_view host, logdir::RunWriter* writer);
 
   std::unique_ptr<State> state_;
 };
 
-// Start() and Finish() in one call: the views with the trace JSON beside them.
+// StartStaging() and Finish() in one call: the views with the trace JSON
+// beside them.
 absl::Status ComputeAndStagePrecomputedViews(const xplane::XSpaceData& space,
                                              absl::string_view host, logdir::RunWriter* writer,
                                              const ViewOptions& options = {},

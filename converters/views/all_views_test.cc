@@ -3,12 +3,17 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 
+#include <filesystem>
+#include <fstream>
+#include <map>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "converters/chrome_json/chrome_json_to_xspace.h"
 #include "converters/views/steps_test_util.h"
 #include "gmock/gmock.h"
 #include "google/protobuf/util/json_util.h"
@@ -188,6 +193,134 @@ TEST(AllViewsTest, StagedFilesAppearOnlyOnPublish) {
   for (const std::string& suffix : PrecomputedViewSuffixes()) {
     EXPECT_TRUE(Exists(absl::StrCat(run_dir, "/w0.", suffix))) << suffix;
   }
+}
+
+
+// Every file of `dir` by name, raw bytes (gzip files not inflated).
+std::map<std::string, std::string> RawFiles(const std::string& dir) {
+  std::map<std::string, std::string> files;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    std::ifstream in(entry.path(), std::ios::binary);
+    std::ostringstream bytes;
+    bytes << in.rdbuf();
+    files[entry.path().filename().string()] = bytes.str();
+  }
+  return files;
+}
+
+// StartStaging() streams the trace JSON into its staged file; the files
+// published are byte for byte those of Start(), which holds it in memory,
+// and are staged in the same order.
+TEST(AllViewsTest, StartStagingWritesTheFilesOfStart) {
+  testing::StepSpaceBuilder b;
+  const xplane::XSpaceData& synthetic = BuildSpace(&b);
+  xplane::XSpaceData kineto;
+  ASSERT_TRUE(converters::ConvertChromeJsonToXSpace(
+                  std::string(TBPROF_SOURCE_DIR) + "/testdata/chrome_json/kineto_small.json",
+                  converters::ChromeJsonOptions(), &kineto)
+                  .ok());
+  const std::string logdir = MakeTempDir();
+  int run = 0;
+  const std::vector<const xplane::XSpaceData*> spaces = {&synthetic, &kineto};
+  for (const xplane::XSpaceData* space : spaces) {
+    auto in_memory = logdir::RunWriter::Open(logdir, absl::StrCat("memory", run));
+    auto streamed = logdir::RunWriter::Open(logdir, absl::StrCat("streamed", run++));
+    ASSERT_TRUE(in_memory.ok() && streamed.ok());
+    std::unique_ptr<PrecomputedViewsJob> job = PrecomputedViewsJob::Start(*space);
+    ASSERT_TRUE((*in_memory)->StageXSpace("w/0", *space).ok());
+    ASSERT_TRUE(job->Finish("w/0", in_memory->get()).ok());
+    job = PrecomputedViewsJob::StartStaging(*space, "w/0", streamed->get());
+    ASSERT_TRUE((*streamed)->StageXSpace("w/0", *space).ok());  // Meanwhile.
+    ASSERT_TRUE(job->Finish("w/0", streamed->get()).ok());
+    job.reset();
+    const auto& a = (*in_memory)->staged_files();
+    const auto& b = (*streamed)->staged_files();
+    ASSERT_EQ(a.size(), 6u);
+    ASSERT_EQ(b.size(), a.size());
+    for (size_t i = 0; i < a.size(); ++i) {
+      EXPECT_EQ(b[i].final_path.substr(b[i].final_path.rfind('/')),
+                a[i].final_path.substr(a[i].final_path.rfind('/')));
+      EXPECT_EQ(b[i].bytes, a[i].bytes) << a[i].final_path;
+    }
+    ASSERT_TRUE((*in_memory)->Publish().ok());
+    ASSERT_TRUE((*streamed)->Publish().ok());
+    std::map<std::string, std::string> expected = RawFiles((*in_memory)->run_dir());
+    EXPECT_EQ(expected.size(), 6u);
+    EXPECT_TRUE(expected == RawFiles((*streamed)->run_dir()));
+  }
+}
+
+TEST(AllViewsTest, StartStagingFailureLeavesNoTraceFile) {
+  testing::StepSpaceBuilder b;
+  const xplane::XSpaceData& space = BuildSpace(&b);
+  const std::string logdir = MakeTempDir();
+  auto writer = logdir::RunWriter::Open(logdir, "run");
+  ASSERT_TRUE(writer.ok());
+  const std::string run_dir = (*writer)->run_dir();
+  absl::Status status =
+      PrecomputedViewsJob::StartStaging(space, "w0", writer->get())->Finish("w1", writer->get());
+  EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_TRUE((*writer)->staged_files().empty());
+  EXPECT_TRUE(RawFiles(run_dir).empty());  // Not even a hidden file.
+  // The trace file's name is free again.
+  ASSERT_TRUE((*writer)->StageHostFile("w0", "trace.json.gz", "x").ok());
+
+  // An existing trace file (no --force): refused when staged, as by Start().
+  { std::ofstream(run_dir + "/w2.trace.json.gz") << "theirs"; }
+  status =
+      PrecomputedViewsJob::StartStaging(space, "w2", writer->get())->Finish("w2", writer->get());
+  EXPECT_EQ(status.code(), absl::StatusCode::kAlreadyExists);
+  EXPECT_THAT(status.message(), HasSubstr("w2.trace.json.gz"));
+  writer->reset();  // Not published.
+  EXPECT_EQ(RawFiles(run_dir),
+            (std::map<std::string, std::string>{{"w2.trace.json.gz", "theirs"}}));
+}
+
+// The views of every test trace are the same whether ComputeAllViews() runs
+// them on two threads or on one.
+void ExpectParallelSameAsSerial(const xplane::XSpaceData& space, const std::string& what) {
+  ViewOptions serial_options;
+  serial_options.parallel = false;
+  absl::StatusOr<AllViews> serial = ComputeAllViews(space, serial_options);
+  absl::StatusOr<AllViews> parallel = ComputeAllViews(space);
+  ASSERT_EQ(serial.ok(), parallel.ok()) << what;
+  if (!serial.ok()) {
+    EXPECT_EQ(serial.status(), parallel.status()) << what;
+    return;
+  }
+  const google::protobuf::Message* pairs[][2] = {
+      {&serial->overview, &parallel->overview},
+      {&serial->input_pipeline, &parallel->input_pipeline},
+      {&serial->kernel_stats, &parallel->kernel_stats},
+      {&serial->memory_profile, &parallel->memory_profile},
+      {&serial->operators, &parallel->operators},
+      {&serial->modules, &parallel->modules},
+      {&serial->gemm_efficiency, &parallel->gemm_efficiency},
+      {&serial->rank_comms, &parallel->rank_comms},
+  };
+  for (const auto& pair : pairs) {
+    EXPECT_TRUE(MessageDifferencer::Equals(*pair[0], *pair[1]))
+        << what << ": " << pair[0]->GetTypeName();
+  }
+}
+
+TEST(AllViewsTest, ParallelGivesTheSerialViews) {
+  testing::StepSpaceBuilder b;
+  ExpectParallelSameAsSerial(BuildSpace(&b), "synthetic space");
+  xplane::XSpaceData empty;
+  ExpectParallelSameAsSerial(empty, "empty space");
+  const std::string dir = std::string(TBPROF_SOURCE_DIR) + "/testdata/chrome_json/";
+  int traces = 0;
+  for (const char* name : {"kineto_small.json", "old_capitalised.json", "operators_small.json",
+                           "memory_without_addr.json", "kineto_small_bare.json"}) {
+    xplane::XSpaceData space;
+    auto converted = converters::ConvertChromeJsonToXSpace(dir + name,
+                                                           converters::ChromeJsonOptions(), &space);
+    ASSERT_TRUE(converted.ok()) << name << ": " << converted.status();
+    ExpectParallelSameAsSerial(space, name);
+    ++traces;
+  }
+  EXPECT_EQ(traces, 5);
 }
 
 }  // namespace

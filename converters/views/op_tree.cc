@@ -22,6 +22,8 @@ namespace {
 using xplane::StatType;
 
 constexpr int32_t kNoOp = -1;
+// How many events ahead the correlation-id lookups are prefetched.
+constexpr size_t kPrefetchAhead = 16;
 
 bool IsDerivedLine(const xplane::XLineVisitor& line) {
   return line.id() >= xplane::kThreadIdStepInfo;
@@ -266,8 +268,12 @@ class TreeBuilder {
     t.name = line.name();
     t.first_op = static_cast<int32_t>(tree_.ops.size());
     std::vector<int32_t> stack;
-    for (uint32_t i : NestingOrder(line)) {
-      const xplane::XEventVisitor e = line.event(i);
+    const std::vector<uint32_t> order = NestingOrder(line);
+    for (size_t k = 0; k < order.size(); ++k) {
+      // The launch map's inserts miss the cache (millions of launches in
+      // random hash order): each is prefetched a few events ahead.
+      if (k + kPrefetchAhead < order.size()) PrefetchLaunch(line.event(order[k + kPrefetchAhead]));
+      const xplane::XEventVisitor e = line.event(order[k]);
       if (e.is_aggregate()) continue;
       const int64_t begin = e.begin_ps(), end = e.end_ps();
       while (!stack.empty()) {
@@ -297,6 +303,13 @@ class TreeBuilder {
       tree_.ops.push_back(op);
     }
     tree_.threads[thread].end_op = static_cast<int32_t>(tree_.ops.size());
+  }
+
+  // Starts loading the launches_ entry of the event's correlation id, if any.
+  void PrefetchLaunch(const xplane::XEventVisitor& e) const {
+    if (std::optional<xplane::XStatVisitor> id = e.GetStat(StatType::kCorrelationId)) {
+      launches_.prefetch(id->IntOrUintValue());
+    }
   }
 
   // The innermost call of op name `name` from `call` outwards, or kNoOp.
@@ -330,12 +343,18 @@ class TreeBuilder {
     // By event metadata: 0 = not seen, 1 = no Tensor Cores, 2 = Tensor Cores.
     std::vector<uint8_t> tc(plane.num_event_metadata(), 0);
     plane_kernel_index_.clear();
+    // The launch lookups miss the cache (millions of launches in random hash
+    // order): each is prefetched a few events ahead.
     plane.ForEachLine([&](const xplane::XLineVisitor& line) {
       if (IsDerivedLine(line)) return;
-      line.ForEachEvent([&](const xplane::XEventVisitor& e) {
-        if (e.is_aggregate() || e.duration_ps() < 0) return;
+      const size_t n = line.num_events();
+      for (size_t i = 0; i < kPrefetchAhead && i < n; ++i) PrefetchLaunch(line.event(i));
+      for (size_t i = 0; i < n; ++i) {
+        if (i + kPrefetchAhead < n) PrefetchLaunch(line.event(i + kPrefetchAhead));
+        const xplane::XEventVisitor e = line.event(i);
+        if (e.is_aggregate() || e.duration_ps() < 0) continue;
         AddDeviceEvent(e, gpu, &tc);
-      });
+      }
     });
   }
 

@@ -31,17 +31,43 @@ void StepDbBuilder::AddDeviceMarker(int32_t group, size_t plane_index, int64_t b
   }
 }
 
+void StepDbBuilder::AddSpan(int32_t group, const EventTypeSpan& span) {
+  const uint32_t index = static_cast<uint32_t>(spans_.size());
+  const uint32_t g = static_cast<uint32_t>(group);
+  if (!segments_.empty() && segments_.back().group == g && segments_.back().end == index) {
+    ++segments_.back().end;
+  } else {
+    segments_.push_back({g, index, index + 1});
+  }
+  const uint64_t type_bits = static_cast<uint64_t>(span.type) << kLengthBits;
+  const uint64_t length = static_cast<uint64_t>(span.end_ps) - static_cast<uint64_t>(span.begin_ps);
+  if (length < kWideLength) {
+    spans_.push_back({span.begin_ps, length | type_bits});
+  } else {
+    spans_.push_back({static_cast<int64_t>(wide_spans_.size()), kWideLength | type_bits});
+    wide_spans_.push_back(span);
+  }
+}
+
+EventTypeSpan StepDbBuilder::Unpack(const PackedSpan& packed) const {
+  const uint64_t length = packed.length_and_type & kWideLength;
+  if (length == kWideLength) return wide_spans_[static_cast<size_t>(packed.begin_ps)];
+  return {packed.begin_ps,
+          static_cast<int64_t>(static_cast<uint64_t>(packed.begin_ps) + length),
+          static_cast<EventType>(packed.length_and_type >> kLengthBits)};
+}
+
 void StepDbBuilder::AddDeviceEvent(int32_t group, const EventTypeSpan& span) {
+  if (group < 0) return;
   EnsureGroup(group);
   has_device_event_[group] = 1;
-  spans_.push_back(span);
-  span_groups_.push_back(static_cast<uint32_t>(group));
+  AddSpan(group, span);
 }
 
 void StepDbBuilder::AddHostEvent(int32_t group, const EventTypeSpan& span) {
+  if (group < 0) return;
   EnsureGroup(group);
-  spans_.push_back(span);
-  span_groups_.push_back(static_cast<uint32_t>(group));
+  AddSpan(group, span);
 }
 
 void StepDbBuilder::AddMemoryTransfer(int32_t group, EventType type, int64_t duration_ps,
@@ -66,27 +92,16 @@ StepDbBuilder::Result StepDbBuilder::Build(const std::vector<StepGroup>& groups,
   const size_t num_groups = groups.size();
   if (num_groups > 0) EnsureGroup(static_cast<int32_t>(num_groups - 1));
 
-  // The spans of each group, without a second copy of them all: the spans
-  // come line by line, each line in time order, so a group's spans form a
-  // few runs ("segments"; between the spans of a segment there are only
-  // spans of no group). Segments are found in one pass and ordered by group
-  // (stable), and each candidate's spans are gathered into `scratch` in
-  // their order of addition.
-  struct Segment {
-    uint32_t group, begin, end;  // spans_[begin, end), of `group` or of none.
-  };
-  std::vector<Segment> segments;
+  // The spans of each group, without a second copy of them all: the
+  // segments (runs of one group's spans, see AddSpan()) are ordered by group
+  // (stable), and each candidate's spans are unpacked into `scratch` in
+  // their order of addition. Groups past `groups` are ignored.
+  std::vector<Segment>& segments = segments_;
+  segments.erase(std::remove_if(segments.begin(), segments.end(),
+                                [&](const Segment& s) { return s.group >= num_groups; }),
+                 segments.end());
   std::vector<uint32_t> group_spans(num_groups, 0);
-  for (size_t i = 0; i < span_groups_.size(); ++i) {
-    const uint32_t group = span_groups_[i];
-    if (group >= num_groups) continue;
-    ++group_spans[group];
-    if (!segments.empty() && segments.back().group == group) {
-      segments.back().end = static_cast<uint32_t>(i + 1);
-    } else {
-      segments.push_back({group, static_cast<uint32_t>(i), static_cast<uint32_t>(i + 1)});
-    }
-  }
+  for (const Segment& segment : segments) group_spans[segment.group] += segment.end - segment.begin;
   std::stable_sort(segments.begin(), segments.end(),
                    [](const Segment& a, const Segment& b) { return a.group < b.group; });
   std::vector<uint32_t> first_segment(num_groups + 1, 0);  // Segments of group g: [g], [g + 1].
@@ -155,7 +170,7 @@ StepDbBuilder::Result StepDbBuilder::Build(const std::vector<StepGroup>& groups,
     scratch.clear();
     for (uint32_t k = first_segment[c.group]; k < first_segment[c.group + 1]; ++k) {
       for (uint32_t i = segments[k].begin; i < segments[k].end; ++i) {
-        if (span_groups_[i] == static_cast<uint32_t>(c.group)) scratch.push_back(spans_[i]);
+        scratch.push_back(Unpack(spans_[i]));
       }
     }
     absl::Span<const EventTypeSpan> events(scratch);
@@ -203,7 +218,8 @@ StepDbBuilder::Result StepDbBuilder::Build(const std::vector<StepGroup>& groups,
     }
   }
   spans_ = {};  // Build() runs once.
-  span_groups_ = {};
+  segments_ = {};
+  wide_spans_ = {};
   result.precision.set_compute_16bit_ps(compute_16bit_ps);
   result.precision.set_compute_32bit_ps(compute_32bit_ps);
 

@@ -41,16 +41,15 @@ class StepDbBuilder {
   explicit StepDbBuilder(size_t num_device_planes) : num_planes_(num_device_planes) {}
 
   // Room for `num_spans` Add*Event() calls without reallocation (a hint).
-  void Reserve(size_t num_spans) {
-    spans_.reserve(num_spans);
-    span_groups_.reserve(num_spans);
-  }
+  void Reserve(size_t num_spans) { spans_.reserve(num_spans); }
 
   // Extends the device span of `group` on device plane `plane_index`.
   void AddDeviceMarker(int32_t group, size_t plane_index, int64_t begin_ps, int64_t end_ps);
-  // A device event (with a correlation id) of `group`.
+  // A device event (with a correlation id) of `group`. A negative group is
+  // no group: the span is dropped.
   void AddDeviceEvent(int32_t group, const EventTypeSpan& span);
-  // A host event of `group`, already clipped to the group's host span.
+  // A host event of `group`, already clipped to the group's host span; a
+  // negative group: dropped.
   void AddHostEvent(int32_t group, const EventTypeSpan& span);
   // A memcpy of `group` (type kHostToDevice, kDeviceToHost or kDeviceToDevice).
   void AddMemoryTransfer(int32_t group, EventType type, int64_t duration_ps, uint64_t bytes);
@@ -80,16 +79,35 @@ class StepDbBuilder {
     std::array<int64_t, 3> duration_ps{};
     std::array<uint64_t, 3> bytes{};
   };
+  // An EventTypeSpan in 16 bytes: `begin_ps`, and in `length_and_type` the
+  // length end - begin (modulo 2^64) in the low 56 bits and the type in the
+  // high 8. A length of kWideLength or more (over 20 hours) marks a span
+  // kept whole in wide_spans_, at index `begin_ps`.
+  struct PackedSpan {
+    int64_t begin_ps;
+    uint64_t length_and_type;
+  };
+  static constexpr int kLengthBits = 56;
+  static constexpr uint64_t kWideLength = (uint64_t{1} << kLengthBits) - 1;
+  // spans_[begin, end) all belong to `group`, in order of addition.
+  struct Segment {
+    uint32_t group, begin, end;
+  };
+
   void EnsureGroup(int32_t group);
+  void AddSpan(int32_t group, const EventTypeSpan& span);
+  EventTypeSpan Unpack(const PackedSpan& packed) const;
 
   size_t num_planes_;
   std::vector<Marker> markers_;  // [group * num_planes_ + plane]
   std::vector<uint8_t> has_device_event_;
   std::vector<Transfers> transfers_;
-  // The spans added and their groups, side by side (28 bytes per span);
-  // Build() reads each group's spans from here, never copying them all.
-  std::vector<EventTypeSpan> spans_;
-  std::vector<uint32_t> span_groups_;  // A negative group wraps: no group.
+  // The spans added (16 bytes each) and, run-length encoded, their groups:
+  // the spans come line by line in time order, so a group's spans form a few
+  // runs. Build() reads each group's spans from here, never copying them all.
+  std::vector<PackedSpan> spans_;
+  std::vector<Segment> segments_;
+  std::vector<EventTypeSpan> wide_spans_;  // Almost always empty.
 };
 
 }  // namespace tbprof::views

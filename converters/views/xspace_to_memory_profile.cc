@@ -13,6 +13,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
+#include "absl/types/span.h"
 #include "converters/views/proto_json.h"
 #include "src/xplane/xspace_schema.h"
 #include "src/xplane/xspace_visitor.h"
@@ -67,12 +68,8 @@ class SnapTextTable {
   absl::flat_hash_map<std::tuple<TextAt, TextAt, TextAt, TextAt>, uint32_t> index_;
 };
 
-// One memory event, before it becomes a MemoryProfileSnapshot (104 bytes: a
-// trace may hold millions).
-struct Snap {
-  int64_t time_ps = 0;       // XEvent.offset_ps: relative to its line's timestamp.
-  int64_t begin_ps = 0;      // Relative to the space base, to find its step.
-  uint64_t visit_index = 0;  // Position in plane order (line by line).
+// All the stats of one memory event.
+struct MemoryEventStats {
   int64_t stack_bytes = 0;
   int64_t heap_bytes = 0;
   int64_t free_bytes = 0;
@@ -81,15 +78,33 @@ struct Snap {
   int64_t requested_bytes = 0;
   int64_t allocation_bytes = 0;
   uint64_t address = 0;
-  // The `group_id` stat when read (kInvalidStepId without one); the step id
-  // once BuildAllocatorProfile has run.
-  int64_t step_id = kInvalidStepId;
-  uint32_t texts = 0;  // Index into the SnapTextTable.
-  uint8_t activity = tensorflow::profiler::UNKNOWN_ACTIVITY;  // A MemoryActivity.
+  int64_t group_id = kInvalidStepId;  // The `group_id` stat, if any.
+  SnapTexts texts;
 
   int64_t in_use() const { return stack_bytes + heap_bytes; }
 };
-static_assert(sizeof(Snap) <= 104, "Snap must stay compact");
+
+// One memory event in the passes over all of them (56 bytes: a trace may
+// hold millions). It keeps what those passes need; the few snapshots that
+// are output read the other stats from the event again (`ref`).
+struct Snap {
+  int64_t time_ps = 0;   // XEvent.offset_ps: relative to its line's timestamp.
+  uint64_t ref = 0;      // Line index << 32 | event index: the event, and its
+                         // position in plane order (line by line).
+  int64_t in_use = 0;    // bytes_reserved + bytes_allocated (stack + heap).
+  // The `group_id` stat when read (kInvalidStepId without one); the step id
+  // once BuildAllocatorProfile has run.
+  int64_t step_id = kInvalidStepId;
+  uint64_t address = 0;
+  int64_t allocation_bytes = 0;
+  uint32_t texts = 0;  // Index into the SnapTextTable (a deallocation's are
+                       // its allocation's once BuildAllocatorProfile has run).
+  uint32_t allocator : 31;  // Index into the allocators' memory ids.
+  uint32_t is_allocation : 1;
+
+  Snap() : allocator(0), is_allocation(0) {}
+};
+static_assert(sizeof(Snap) <= 56, "Snap must stay compact");
 
 // A step root on /host:CPU: [begin_ps, end_ps) belongs to step `step_id`.
 struct StepRoot {
@@ -128,7 +143,7 @@ class StepFinder {
   std::vector<int64_t> max_end_;  // Prefix maximum of end_ps.
 };
 
-void FillStats(const Snap& s, MemoryAggregationStats* stats) {
+void FillStats(const MemoryEventStats& s, MemoryAggregationStats* stats) {
   stats->set_stack_reserved_bytes(s.stack_bytes);
   stats->set_heap_allocated_bytes(s.heap_bytes);
   stats->set_free_memory_bytes(s.free_bytes);
@@ -136,24 +151,6 @@ void FillStats(const Snap& s, MemoryAggregationStats* stats) {
   stats->set_peak_bytes_in_use(s.peak_bytes_in_use);
 }
 
-void FillSnapshot(const Snap& s, const SnapTextTable& texts, MemoryProfileSnapshot* out) {
-  out->set_time_offset_ps(s.time_ps);
-  FillStats(s, out->mutable_aggregation_stats());
-  MemoryActivityMetadata* meta = out->mutable_activity_metadata();
-  meta->set_memory_activity(static_cast<MemoryActivity>(s.activity));
-  meta->set_requested_bytes(s.requested_bytes);
-  meta->set_allocation_bytes(s.allocation_bytes);
-  meta->set_address(s.address);
-  const SnapTexts& t = texts[s.texts];
-  meta->set_tf_op_name(std::string(t.tf_op));
-  meta->set_step_id(s.step_id);
-  meta->set_region_type(std::string(t.region_type));
-  meta->set_data_type(std::string(t.data_type));
-  meta->set_tensor_shape(std::string(t.tensor_shape));
-}
-
-// Reads one MemoryAllocation/MemoryDeallocation event into `snap` and its
-// allocator id into `memory_id`.
 // Names of TensorFlow DataType values, kept alive for the snapshots.
 class DataTypeNames {
  public:
@@ -167,48 +164,47 @@ class DataTypeNames {
   absl::node_hash_map<int64_t, std::string> names_;  // Stable addresses.
 };
 
-void ReadMemoryEvent(const xplane::XEventVisitor& event, bool is_allocation,
-                     DataTypeNames* data_types, SnapTextTable* text_table, Snap* snap,
-                     std::string* memory_id) {
-  SnapTexts texts;
+// Reads the stats of one MemoryAllocation/MemoryDeallocation event into
+// `stats` and, when `memory_id` is not null, its allocator id into it.
+void ReadMemoryEvent(const xplane::XEventVisitor& event, DataTypeNames* data_types,
+                     MemoryEventStats* stats, std::string* memory_id) {
   bool has_fragmentation = false;
-  snap->time_ps = event.offset_ps();
-  snap->begin_ps = event.begin_ps();
-  snap->activity =
-      is_allocation ? tensorflow::profiler::ALLOCATION : tensorflow::profiler::DEALLOCATION;
+  SnapTexts& texts = stats->texts;
   event.ForEachStat([&](const xplane::XStatVisitor& stat) {
     switch (stat.type()) {
       case xplane::StatType::kIndexOnHost:
       case xplane::StatType::kDeviceOrdinal:
-        *memory_id = absl::StrCat(stat.IntOrUintValue());
+        if (memory_id != nullptr) *memory_id = absl::StrCat(stat.IntOrUintValue());
         break;
       case xplane::StatType::kAllocatorName:
-        memory_id->assign(stat.StrOrRefValue().data(), stat.StrOrRefValue().size());
+        if (memory_id != nullptr) {
+          memory_id->assign(stat.StrOrRefValue().data(), stat.StrOrRefValue().size());
+        }
         break;
       case xplane::StatType::kBytesReserved:
-        snap->stack_bytes = stat.IntOrUintValue();
+        stats->stack_bytes = stat.IntOrUintValue();
         break;
       case xplane::StatType::kBytesAllocated:
-        snap->heap_bytes = stat.IntOrUintValue();
+        stats->heap_bytes = stat.IntOrUintValue();
         break;
       case xplane::StatType::kBytesAvailable:
-        snap->free_bytes = stat.IntOrUintValue();
+        stats->free_bytes = stat.IntOrUintValue();
         break;
       case xplane::StatType::kFragmentation:
-        snap->fragmentation = stat.NumericValue();
+        stats->fragmentation = stat.NumericValue();
         has_fragmentation = true;
         break;
       case xplane::StatType::kPeakBytesInUse:
-        snap->peak_bytes_in_use = stat.IntOrUintValue();
+        stats->peak_bytes_in_use = stat.IntOrUintValue();
         break;
       case xplane::StatType::kRequestedBytes:
-        snap->requested_bytes = stat.IntOrUintValue();
+        stats->requested_bytes = stat.IntOrUintValue();
         break;
       case xplane::StatType::kAllocationBytes:
-        snap->allocation_bytes = stat.IntOrUintValue();
+        stats->allocation_bytes = stat.IntOrUintValue();
         break;
       case xplane::StatType::kAddress:
-        snap->address = static_cast<uint64_t>(stat.IntOrUintValue());
+        stats->address = static_cast<uint64_t>(stat.IntOrUintValue());
         break;
       case xplane::StatType::kTfOp:
         texts.tf_op = stat.StrOrRefValue();
@@ -227,21 +223,58 @@ void ReadMemoryEvent(const xplane::XEventVisitor& event, bool is_allocation,
         texts.tensor_shape = stat.StrOrRefValue();
         break;
       case xplane::StatType::kGroupId:
-        snap->step_id = stat.IntOrUintValue();
+        stats->group_id = stat.IntOrUintValue();
         break;
       default:
         break;
     }
   });
-  snap->texts = text_table->Intern(texts);
   if (!has_fragmentation) {
-    const int64_t held = snap->heap_bytes + snap->free_bytes;
-    snap->fragmentation = held > 0 ? static_cast<double>(snap->free_bytes) / held : 0.0;
+    const int64_t held = stats->heap_bytes + stats->free_bytes;
+    stats->fragmentation = held > 0 ? static_cast<double>(stats->free_bytes) / held : 0.0;
   }
 }
 
+// What the per-allocator work reads besides the snapshots: the host plane
+// (to read an event's stats again) and the tables the snapshots index.
+struct SnapContext {
+  const xplane::XPlaneVisitor* plane;
+  const SnapTextTable* texts;
+  DataTypeNames* data_types;
+  std::vector<int64_t> line_begin_ps;  // Per host line: its start in space time.
+
+  xplane::XEventVisitor EventOf(const Snap& s) const {
+    return plane->line(static_cast<size_t>(s.ref >> 32)).event(s.ref & 0xffffffffu);
+  }
+  // The event's begin in space time (XEventVisitor::begin_ps()).
+  int64_t BeginPs(const Snap& s) const { return line_begin_ps[s.ref >> 32] + s.time_ps; }
+  MemoryEventStats StatsOf(const Snap& s) const {
+    MemoryEventStats stats;
+    ReadMemoryEvent(EventOf(s), data_types, &stats, nullptr);
+    return stats;
+  }
+};
+
+void FillSnapshot(const Snap& s, const SnapContext& context, MemoryProfileSnapshot* out) {
+  const MemoryEventStats stats = context.StatsOf(s);
+  out->set_time_offset_ps(s.time_ps);
+  FillStats(stats, out->mutable_aggregation_stats());
+  MemoryActivityMetadata* meta = out->mutable_activity_metadata();
+  meta->set_memory_activity(s.is_allocation ? tensorflow::profiler::ALLOCATION
+                                            : tensorflow::profiler::DEALLOCATION);
+  meta->set_requested_bytes(stats.requested_bytes);
+  meta->set_allocation_bytes(stats.allocation_bytes);
+  meta->set_address(stats.address);
+  const SnapTexts& t = (*context.texts)[s.texts];
+  meta->set_tf_op_name(std::string(t.tf_op));
+  meta->set_step_id(s.step_id);
+  meta->set_region_type(std::string(t.region_type));
+  meta->set_data_type(std::string(t.data_type));
+  meta->set_tensor_shape(std::string(t.tensor_shape));
+}
+
 // Max-box filter: exactly `max_num` indices when snaps.size() > max_num.
-std::vector<size_t> SampleTimeline(const std::vector<Snap>& snaps, int64_t max_num) {
+std::vector<size_t> SampleTimeline(absl::Span<const Snap> snaps, int64_t max_num) {
   std::vector<size_t> picked;
   const int64_t n = static_cast<int64_t>(snaps.size());
   if (max_num <= 0 || n <= max_num) {
@@ -257,7 +290,7 @@ std::vector<size_t> SampleTimeline(const std::vector<Snap>& snaps, int64_t max_n
     const int64_t w = box < narrow_boxes ? width : width + 1;
     size_t best = start;
     for (int64_t i = start + 1; i < start + w; ++i) {
-      if (snaps[i].in_use() > snaps[best].in_use()) best = i;
+      if (snaps[i].in_use > snaps[best].in_use) best = i;
     }
     picked.push_back(best);
     start += w;
@@ -288,22 +321,24 @@ MemoryActivityMetadata SpecialAllocation(int64_t bytes, absl::string_view op,
 }
 
 // Fills active_allocations, special_allocations and memory_profile_snapshots.
-void AddActiveAllocations(const std::vector<Snap>& snaps, const SnapTextTable& texts,
-                          size_t peak_index, PerAllocatorMemoryProfile* out) {
-  const Snap& peak = snaps[peak_index];
+// `peak` holds the stats of snaps[peak_index].
+void AddActiveAllocations(absl::Span<const Snap> snaps, const SnapContext& context,
+                          size_t peak_index, const MemoryEventStats& peak,
+                          PerAllocatorMemoryProfile* out) {
+  const Snap& peak_snap = snaps[peak_index];
   int64_t peak_step = 0;
   for (const Snap& s : snaps) {
-    if (s.in_use() == peak.in_use()) peak_step = s.step_id;
+    if (s.in_use == peak_snap.in_use) peak_step = s.step_id;
   }
 
   // Allocations of the peak step still live at the peak time.
   int64_t unmapped_bytes = peak.heap_bytes;
   int64_t unmatched_dealloc_bytes = 0;
   absl::flat_hash_map<uint64_t, size_t> live;  // address -> snap index
-  for (size_t i = 0; i < snaps.size() && snaps[i].time_ps <= peak.time_ps; ++i) {
+  for (size_t i = 0; i < snaps.size() && snaps[i].time_ps <= peak_snap.time_ps; ++i) {
     const Snap& s = snaps[i];
     if (s.step_id != peak_step) continue;
-    if (s.activity == tensorflow::profiler::ALLOCATION) {
+    if (s.is_allocation) {
       live[s.address] = i;
       unmapped_bytes -= s.allocation_bytes;
     } else {
@@ -318,7 +353,7 @@ void AddActiveAllocations(const std::vector<Snap>& snaps, const SnapTextTable& t
   rows.reserve(live.size() + 2);
   for (const auto& [address, index] : live) {
     MemoryProfileSnapshot tmp;
-    FillSnapshot(snaps[index], texts, &tmp);
+    FillSnapshot(snaps[index], context, &tmp);
     rows.emplace_back(static_cast<int64_t>(index), std::move(*tmp.mutable_activity_metadata()));
   }
   auto add_special = [&](int64_t bytes, absl::string_view op, absl::string_view region) {
@@ -348,7 +383,7 @@ void AddActiveAllocations(const std::vector<Snap>& snaps, const SnapTextTable& t
     } else {
       row->set_snapshot_index(out->memory_profile_snapshots_size());
       row->set_special_index(-1);
-      FillSnapshot(snaps[index], texts, out->add_memory_profile_snapshots());
+      FillSnapshot(snaps[index], context, out->add_memory_profile_snapshots());
     }
     row->set_num_occurrences(static_cast<int64_t>(j - i));
     i = j;
@@ -356,39 +391,47 @@ void AddActiveAllocations(const std::vector<Snap>& snaps, const SnapTextTable& t
 }
 
 // Stable sort by time; events of one line are already in time order, so
-// the common single-thread case costs one check. In place: (time, visit
-// index) is unique, and visit_index grows with the position before sorting.
-void SortByTime(std::vector<Snap>* snaps) {
+// the common single-thread case costs one check. In place: (time, ref) is
+// unique, and ref grows with the position before sorting.
+void SortByTime(absl::Span<Snap> snaps) {
   auto earlier = [](const Snap& a, const Snap& b) { return a.time_ps < b.time_ps; };
-  if (std::is_sorted(snaps->begin(), snaps->end(), earlier)) return;
-  std::sort(snaps->begin(), snaps->end(), [](const Snap& a, const Snap& b) {
-    return a.time_ps != b.time_ps ? a.time_ps < b.time_ps : a.visit_index < b.visit_index;
+  if (std::is_sorted(snaps.begin(), snaps.end(), earlier)) return;
+  std::sort(snaps.begin(), snaps.end(), [](const Snap& a, const Snap& b) {
+    return a.time_ps != b.time_ps ? a.time_ps < b.time_ps : a.ref < b.ref;
   });
 }
 
-// `snaps` are one allocator's, in visit order; sorted by time here.
-void BuildAllocatorProfile(std::vector<Snap>& snaps, const SnapTextTable& texts,
-                           const StepFinder& steps, const MemoryProfileOptions& options,
-                           PerAllocatorMemoryProfile* out) {
-  // Summary, in plane order as the plugin visits the events: the lifetime
-  // peak is the last event's peak_bytes_in_use; the peak is the last event
-  // whose stack + heap reaches the largest value seen so far.
-  const int64_t lifetime_peak = snaps.back().peak_bytes_in_use;
-  uint64_t peak_visit = snaps.front().visit_index;
+// What one allocator's events give in plane order, as the plugin visits
+// them: the lifetime peak is the last event's peak_bytes_in_use; the peak
+// is the last event whose stack + heap reaches the largest value seen so
+// far (the first event if none does).
+struct AllocatorSummary {
+  int64_t lifetime_peak = 0;
+  uint64_t peak_ref = 0;
   int64_t peak_in_use = 0;
-  for (const Snap& s : snaps) {
-    if (s.in_use() >= peak_in_use) {
-      peak_in_use = s.in_use();
-      peak_visit = s.visit_index;
+  bool seen = false;
+
+  void Add(const Snap& s, int64_t peak_bytes_in_use) {
+    if (!seen) peak_ref = s.ref;
+    seen = true;
+    lifetime_peak = peak_bytes_in_use;
+    if (s.in_use >= peak_in_use) {
+      peak_in_use = s.in_use;
+      peak_ref = s.ref;
     }
   }
+};
 
-  SortByTime(&snaps);
+// `snaps` are one allocator's, in plane order; sorted by time here.
+void BuildAllocatorProfile(absl::Span<Snap> snaps, const AllocatorSummary& summary_in,
+                           const SnapContext& context, const StepFinder& steps,
+                           const MemoryProfileOptions& options, PerAllocatorMemoryProfile* out) {
+  SortByTime(snaps);
 
   // Step ids: enclosing root, else previous valid + 1.
   int64_t last_valid_step = -1;
   for (Snap& s : snaps) {
-    if (s.step_id == kInvalidStepId) s.step_id = steps.StepAt(s.begin_ps);
+    if (s.step_id == kInvalidStepId) s.step_id = steps.StepAt(context.BeginPs(s));
     if (s.step_id == kInvalidStepId) {
       s.step_id = last_valid_step + 1;
     } else {
@@ -400,7 +443,7 @@ void BuildAllocatorProfile(std::vector<Snap>& snaps, const SnapTextTable& texts,
   absl::flat_hash_map<uint64_t, size_t> allocation_at;
   for (size_t i = 0; i < snaps.size(); ++i) {
     Snap& s = snaps[i];
-    if (s.activity == tensorflow::profiler::DEALLOCATION) {
+    if (!s.is_allocation) {
       auto it = allocation_at.find(s.address);
       if (it == allocation_at.end()) continue;
       s.texts = snaps[it->second].texts;
@@ -411,19 +454,20 @@ void BuildAllocatorProfile(std::vector<Snap>& snaps, const SnapTextTable& texts,
   }
 
   size_t peak_index = 0;  // The peak event's place in time order.
-  while (snaps[peak_index].visit_index != peak_visit) ++peak_index;
-  const Snap& peak = snaps[peak_index];
+  while (snaps[peak_index].ref != summary_in.peak_ref) ++peak_index;
+  const Snap& peak_snap = snaps[peak_index];
+  const MemoryEventStats peak = context.StatsOf(peak_snap);
   auto* summary = out->mutable_profile_summary();
-  summary->set_peak_bytes_usage_lifetime(lifetime_peak);
+  summary->set_peak_bytes_usage_lifetime(summary_in.lifetime_peak);
   FillStats(peak, summary->mutable_peak_stats());
   summary->mutable_peak_stats()->set_peak_bytes_in_use(peak.in_use());
-  summary->set_peak_stats_time_ps(peak.time_ps);
+  summary->set_peak_stats_time_ps(peak_snap.time_ps);
   summary->set_memory_capacity(peak.in_use() + peak.free_bytes);
 
   for (size_t index : SampleTimeline(snaps, options.max_num_snapshots)) {
-    FillSnapshot(snaps[index], texts, out->add_sampled_timeline_snapshots());
+    FillSnapshot(snaps[index], context, out->add_sampled_timeline_snapshots());
   }
-  AddActiveAllocations(snaps, texts, peak_index, out);
+  AddActiveAllocations(snaps, context, peak_index, peak, out);
 }
 
 }  // namespace
@@ -453,41 +497,50 @@ MemoryProfile ConvertXSpaceToMemoryProfile(const xplane::XSpaceData& space,
   });
   std::vector<Snap> all_snaps;
   all_snaps.reserve(num_memory_events);
-  std::vector<uint32_t> allocator_of;  // Per snapshot: index into memory_ids.
-  allocator_of.reserve(num_memory_events);
   std::vector<std::string> memory_ids;
   absl::flat_hash_map<std::string, uint32_t> allocator_index;
-  std::vector<size_t> allocator_snaps;  // Per allocator: its number of snapshots.
+  std::vector<AllocatorSummary> summaries;  // Per allocator.
 
   std::vector<StepRoot> roots;
   SnapTextTable texts;
   DataTypeNames data_types;
+  SnapContext context{&plane, &texts, &data_types, {}};
+  context.line_begin_ps.reserve(plane.num_lines());
   std::string memory_id;
   std::string last_memory_id;  // memory_ids[last_allocator], once there is one.
   uint32_t last_allocator = 0;
-  uint64_t visit_index = 0;
-  plane.ForEachLine([&](const xplane::XLineVisitor& line) {
-    line.ForEachEvent([&](const xplane::XEventVisitor& event) {
+  for (size_t li = 0; li < plane.num_lines(); ++li) {
+    const xplane::XLineVisitor line = plane.line(li);
+    context.line_begin_ps.push_back((line.timestamp_ns() - plane.base_ns()) * 1000);
+    for (size_t ei = 0; ei < line.num_events(); ++ei) {
+      const xplane::XEventVisitor event = line.event(ei);
       const xplane::HostEventType type = event.host_event_type();
       if (is_memory_event(type)) {
-        Snap& snap = all_snaps.emplace_back();
-        snap.visit_index = visit_index++;
+        MemoryEventStats stats;
         memory_id.clear();
-        ReadMemoryEvent(event, type == xplane::HostEventType::kMemoryAllocation, &data_types,
-                        &texts, &snap, &memory_id);
+        ReadMemoryEvent(event, &data_types, &stats, &memory_id);
         if (memory_ids.empty() || memory_id != last_memory_id) {
           auto [it, inserted] =
               allocator_index.try_emplace(memory_id, static_cast<uint32_t>(memory_ids.size()));
           if (inserted) {
             memory_ids.push_back(memory_id);
-            allocator_snaps.push_back(0);
+            summaries.emplace_back();
           }
           last_allocator = it->second;
           last_memory_id = memory_id;
         }
-        allocator_of.push_back(last_allocator);
-        ++allocator_snaps[last_allocator];
-        return;
+        Snap& snap = all_snaps.emplace_back();
+        snap.time_ps = event.offset_ps();
+        snap.ref = static_cast<uint64_t>(li) << 32 | ei;
+        snap.in_use = stats.in_use();
+        snap.step_id = stats.group_id;
+        snap.address = stats.address;
+        snap.allocation_bytes = stats.allocation_bytes;
+        snap.texts = texts.Intern(stats.texts);
+        snap.allocator = last_allocator;
+        snap.is_allocation = type == xplane::HostEventType::kMemoryAllocation;
+        summaries[last_allocator].Add(snap, stats.peak_bytes_in_use);
+        continue;
       }
       bool is_root = type == xplane::HostEventType::kTraceContext;
       int64_t step_num = kInvalidStepId, iter_num = kInvalidStepId;
@@ -506,12 +559,20 @@ MemoryProfile ConvertXSpaceToMemoryProfile(const xplane::XSpaceData& space,
         roots.push_back(
             {event.begin_ps(), event.end_ps(), step_num != kInvalidStepId ? step_num : iter_num});
       }
-    });
-  });
+    }
+  }
 
   const StepFinder steps(std::move(roots));
-  // Allocators by id; one allocator (the common case) takes all_snaps as it
-  // is, several take a copy of theirs each, one at a time.
+  // Each allocator's snapshots side by side, in plane order, without a copy.
+  if (memory_ids.size() > 1) {
+    std::sort(all_snaps.begin(), all_snaps.end(), [](const Snap& a, const Snap& b) {
+      return a.allocator != b.allocator ? a.allocator < b.allocator : a.ref < b.ref;
+    });
+  }
+  std::vector<size_t> first_snap(memory_ids.size() + 1, 0);  // Of allocator a: [a], [a + 1].
+  for (const Snap& s : all_snaps) ++first_snap[s.allocator + 1];
+  for (size_t a = 0; a < memory_ids.size(); ++a) first_snap[a + 1] += first_snap[a];
+
   std::vector<uint32_t> by_id(memory_ids.size());
   for (uint32_t i = 0; i < by_id.size(); ++i) by_id[i] = i;
   std::sort(by_id.begin(), by_id.end(),
@@ -520,17 +581,9 @@ MemoryProfile ConvertXSpaceToMemoryProfile(const xplane::XSpaceData& space,
     const std::string& id = memory_ids[allocator];
     profile.add_memory_ids(id);
     PerAllocatorMemoryProfile* out = &(*profile.mutable_memory_profile_per_allocator())[id];
-    if (memory_ids.size() == 1) {
-      allocator_of = {};
-      BuildAllocatorProfile(all_snaps, texts, steps, options, out);
-      continue;
-    }
-    std::vector<Snap> snaps;
-    snaps.reserve(allocator_snaps[allocator]);
-    for (size_t i = 0; i < all_snaps.size(); ++i) {
-      if (allocator_of[i] == allocator) snaps.push_back(all_snaps[i]);
-    }
-    BuildAllocatorProfile(snaps, texts, steps, options, out);
+    absl::Span<Snap> snaps(all_snaps.data() + first_snap[allocator],
+                           first_snap[allocator + 1] - first_snap[allocator]);
+    BuildAllocatorProfile(snaps, summaries[allocator], context, steps, options, out);
   }
   return profile;
 }

@@ -84,12 +84,22 @@ CallStackIds CallStacks(const OpTree& tree, int depth) {
   CallStackIds stacks;
   stacks.of_op.assign(tree.ops.size(), -1);
   StackInterner interner(&stacks);
+  // The recorded stack is one of the call's inputs texts: cut it once per
+  // OpTree::inputs entry, not once per call (kUncut: not yet).
+  constexpr int32_t kUncut = -2;
+  std::vector<int32_t> stack_of_inputs(tree.inputs.size(), kUncut);
   for (size_t i = 0; i < tree.ops.size(); ++i) {
-    absl::string_view recorded = tree.InputsOf(tree.ops[i]).call_stack;
-    if (recorded.empty()) continue;
-    std::vector<absl::string_view> frames = absl::StrSplit(recorded, ';', absl::SkipEmpty());
-    if (frames.size() > static_cast<size_t>(depth)) frames.resize(depth);
-    stacks.of_op[i] = interner.Intern(absl::StrJoin(frames, ";"));
+    int32_t& stack = stack_of_inputs[tree.ops[i].inputs];
+    if (stack == kUncut) {
+      absl::string_view recorded = tree.InputsOf(tree.ops[i]).call_stack;
+      stack = -1;
+      if (!recorded.empty()) {
+        std::vector<absl::string_view> frames = absl::StrSplit(recorded, ';', absl::SkipEmpty());
+        if (frames.size() > static_cast<size_t>(depth)) frames.resize(depth);
+        stack = interner.Intern(absl::StrJoin(frames, ";"));
+      }
+    }
+    stacks.of_op[i] = stack;
   }
   for (const OpThread& thread : tree.threads) {
     if (thread.python.empty()) continue;

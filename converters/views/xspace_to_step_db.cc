@@ -114,9 +114,13 @@ class DeviceEventMerger {
       cursors_.push_back({line, 0, end, line.event(0).begin_ps()});
     }
   }
-  // Calls fn(event, begin_ps) for every event.
-  template <typename Fn>
-  void ForEach(Fn&& fn) {
+  // Calls fn(event, begin_ps) for every event, and ahead(event) a few events
+  // of its line earlier (to prefetch what fn will look up).
+  template <typename Fn, typename AheadFn>
+  void ForEach(Fn&& fn, AheadFn&& ahead) {
+    for (Cursor& c : cursors_) {
+      for (size_t i = 0; i < kAhead && i < c.end; ++i) ahead(c.line.event(i));
+    }
     while (true) {
       Cursor* next = nullptr;
       for (Cursor& c : cursors_) {
@@ -125,6 +129,7 @@ class DeviceEventMerger {
         }
       }
       if (next == nullptr) return;
+      if (next->index + kAhead < next->end) ahead(next->line.event(next->index + kAhead));
       fn(next->line.event(next->index), next->begin_ps);
       if (++next->index < next->end) {
         next->begin_ps = next->line.event(next->index).begin_ps();
@@ -133,6 +138,7 @@ class DeviceEventMerger {
   }
 
  private:
+  static constexpr size_t kAhead = 16;
   struct Cursor {
     XLineVisitor line;
     size_t index;
@@ -179,6 +185,13 @@ void ProcessDevicePlane(const XPlaneVisitor& plane, size_t plane_index,
     steps->AddDeviceEvent(group, {begin_ps, end_ps, type});
     if (is_memcpy) {
       steps->AddMemoryTransfer(group, type, duration_ps, ParseNumBytes(s.memcpy_details));
+    }
+  }, [&](const XEventVisitor& ahead) {
+    // The correlation-id lookup misses the cache (millions of launches in
+    // random hash order): start it early.
+    if (groups->pregrouped) return;
+    if (std::optional<XStatVisitor> id = ahead.GetStat(StatType::kCorrelationId)) {
+      groups->group_by_correlation_id.prefetch(id->IntOrUintValue());
     }
   });
 }

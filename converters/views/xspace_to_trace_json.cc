@@ -416,10 +416,6 @@ absl::StatusOr<TraceJsonSummary> WriteXSpaceAsTraceJson(const xplane::XSpaceData
   return summary;
 }
 
-namespace {
-
-// Writes the trace JSON through gzip into `compressed_sink`, with the text
-// produced on this thread and compressed on a second one.
 absl::StatusOr<TraceJsonSummary> WriteXSpaceAsTraceJsonGzTo(const xplane::XSpaceData& space,
                                                             const TraceJsonOptions& options,
                                                             ByteSink compressed_sink) {
@@ -434,8 +430,6 @@ absl::StatusOr<TraceJsonSummary> WriteXSpaceAsTraceJsonGzTo(const xplane::XSpace
   TBPROF_RETURN_IF_ERROR(gzip->Finish());
   return summary;
 }
-
-}  // namespace
 
 absl::StatusOr<TraceJsonSummary> WriteXSpaceAsTraceJsonGz(const xplane::XSpaceData& space,
                                                           const TraceJsonOptions& options,

@@ -63,6 +63,13 @@ absl::StatusOr<TraceJsonSummary> WriteXSpaceAsTraceJsonGz(const xplane::XSpaceDa
                                                           const TraceJsonOptions& options,
                                                           AtomicOutputFile* file);
 
+// Same, the compressed bytes given to `compressed_sink` in order (from a
+// second thread, which compresses while this one writes the text; the sink
+// runs on that thread, one call at a time). Errors: the sink's, gzip's.
+absl::StatusOr<TraceJsonSummary> WriteXSpaceAsTraceJsonGzTo(const xplane::XSpaceData& space,
+                                                            const TraceJsonOptions& options,
+                                                            ByteSink compressed_sink);
+
 // The gzip-compressed JSON (level options.gzip_level) as a string; only the
 // compressed bytes are ever held, for callers that stage files in memory.
 absl::StatusOr<std::string> ConvertXSpaceToTraceJsonGz(const xplane::XSpaceData& space,

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstring>
 #include <utility>
@@ -92,6 +93,16 @@ std::string StagedPathFor(const std::string& run_dir, const std::string& final_p
                       counter++);
 }
 
+// `status` with `staged_path` in its message replaced by `final_path`: the
+// user knows the final file, not the hidden staging file.
+absl::Status NameFinalPath(const absl::Status& status, const std::string& staged_path,
+                           const std::string& final_path) {
+  std::string message(status.message());
+  size_t at = message.find(staged_path);
+  if (at != std::string::npos) message.replace(at, staged_path.size(), final_path);
+  return absl::Status(status.code(), message);
+}
+
 bool IsPluginCacheFileName(absl::string_view name) {
   for (absl::string_view cache : kPluginCacheFileNames) {
     if (name == cache) return true;
@@ -161,6 +172,25 @@ bool IsPluginCacheSuffix(absl::string_view suffix) {
   return false;
 }
 
+// ---- StagedFileStream --------------------------------------------------------
+
+StagedFileStream::StagedFileStream(std::string final_path, std::string staged_path,
+                                   std::unique_ptr<AtomicOutputFile> file)
+    : final_path_(std::move(final_path)),
+      staged_path_(std::move(staged_path)),
+      file_(std::move(file)) {}
+
+StagedFileStream::~StagedFileStream() = default;  // ~AtomicOutputFile deletes an unfinished file.
+
+absl::Status StagedFileStream::Append(absl::string_view bytes) {
+  if (!status_.ok()) return status_;
+  absl::Status status = file_->Append(bytes);
+  if (!status.ok()) status_ = NameFinalPath(status, staged_path_, final_path_);
+  return status_;
+}
+
+uint64_t StagedFileStream::bytes_written() const { return file_->bytes_written(); }
+
 // ---- RunWriter ---------------------------------------------------------------
 
 absl::StatusOr<std::unique_ptr<RunWriter>> RunWriter::Open(const std::string& logdir,
@@ -196,11 +226,31 @@ absl::StatusOr<std::string> RunWriter::PrepareStage(const std::string& final_pat
           absl::StrCat(final_path, ": written twice in one run (host names must be unique)"));
     }
   }
+  for (const Reserved& reserved : reserved_) {
+    if (reserved.final_path == final_path) {
+      return absl::AlreadyExistsError(
+          absl::StrCat(final_path, ": written twice in one run (host names must be unique)"));
+    }
+  }
   if (!options_.force && PathExists(final_path)) {
     return absl::AlreadyExistsError(
         absl::StrCat(final_path, ": already exists (use --force to replace it)"));
   }
   return StagedPathFor(run_dir_, final_path);
+}
+
+absl::StatusOr<std::string> RunWriter::CommitStaged(const std::string& final_path,
+                                                    const std::string& staged_path,
+                                                    AtomicOutputFile* file, absl::Status status) {
+  const uint64_t bytes = file->bytes_written();
+  if (status.ok()) status = file->Commit(AtomicOutputFile::Overwrite::kReplace);
+  if (!status.ok()) {
+    file->Abandon();
+    ::unlink(staged_path.c_str());
+    return NameFinalPath(status, staged_path, final_path);
+  }
+  staged_.push_back({final_path, staged_path, bytes});
+  return final_path;
 }
 
 absl::StatusOr<std::string> RunWriter::StageXSpace(absl::string_view host,
@@ -210,24 +260,11 @@ absl::StatusOr<std::string> RunWriter::StageXSpace(absl::string_view host,
   TBPROF_ASSIGN_OR_RETURN(std::unique_ptr<AtomicOutputFile> file,
                           AtomicOutputFile::Create(staged_path));
   absl::Status status = xplane::WriteXSpaceData(space, file.get());
-  uint64_t bytes = file->bytes_written();
-  if (status.ok()) status = file->Commit(AtomicOutputFile::Overwrite::kReplace);
-  if (!status.ok()) {
-    file->Abandon();
-    ::unlink(staged_path.c_str());
-    // Name the final file, not the hidden staging file, in the message.
-    std::string message(status.message());
-    size_t at = message.find(staged_path);
-    if (at != std::string::npos) message.replace(at, staged_path.size(), final_path);
-    return absl::Status(status.code(), message);
-  }
-  staged_.push_back({final_path, staged_path, bytes});
-  return final_path;
+  return CommitStaged(final_path, staged_path, file.get(), std::move(status));
 }
 
-absl::StatusOr<std::string> RunWriter::StageHostFile(absl::string_view host,
-                                                     absl::string_view suffix,
-                                                     absl::string_view contents) {
+absl::StatusOr<std::string> RunWriter::HostFileFinalPath(absl::string_view host,
+                                                         absl::string_view suffix) {
   if (suffix.empty() || absl::StrContains(suffix, '/') || absl::StartsWith(suffix, ".")) {
     return absl::InvalidArgumentError(absl::StrCat("bad host file suffix '", suffix, "'"));
   }
@@ -240,7 +277,13 @@ absl::StatusOr<std::string> RunWriter::StageHostFile(absl::string_view host,
     return absl::InvalidArgumentError(
         absl::StrCat("file name '", name, "' is a name the profile plugin uses for its caches"));
   }
-  std::string final_path = absl::StrCat(run_dir_, "/", name);
+  return absl::StrCat(run_dir_, "/", name);
+}
+
+absl::StatusOr<std::string> RunWriter::StageHostFile(absl::string_view host,
+                                                     absl::string_view suffix,
+                                                     absl::string_view contents) {
+  TBPROF_ASSIGN_OR_RETURN(std::string final_path, HostFileFinalPath(host, suffix));
   TBPROF_ASSIGN_OR_RETURN(std::string staged_path, PrepareStage(final_path));
   absl::Status status =
       WriteFileAtomically(staged_path, contents, AtomicOutputFile::Overwrite::kReplace);
@@ -250,6 +293,42 @@ absl::StatusOr<std::string> RunWriter::StageHostFile(absl::string_view host,
   }
   staged_.push_back({final_path, staged_path, contents.size()});
   return final_path;
+}
+
+absl::StatusOr<std::unique_ptr<StagedFileStream>> RunWriter::BeginHostFile(
+    absl::string_view host, absl::string_view suffix) {
+  TBPROF_ASSIGN_OR_RETURN(std::string final_path, HostFileFinalPath(host, suffix));
+  TBPROF_ASSIGN_OR_RETURN(std::string staged_path, PrepareStage(final_path));
+  absl::StatusOr<std::unique_ptr<AtomicOutputFile>> file = AtomicOutputFile::Create(staged_path);
+  if (!file.ok()) return NameFinalPath(file.status(), staged_path, final_path);
+  std::unique_ptr<StagedFileStream> stream(
+      new StagedFileStream(final_path, std::move(staged_path), *std::move(file)));
+  reserved_.push_back({std::move(final_path), stream.get()});
+  return stream;
+}
+
+bool RunWriter::ReleaseReservation(const StagedFileStream* stream) {
+  auto it = std::find_if(reserved_.begin(), reserved_.end(),
+                         [stream](const Reserved& r) { return r.stream == stream; });
+  if (stream == nullptr || it == reserved_.end()) return false;
+  reserved_.erase(it);
+  return true;
+}
+
+absl::StatusOr<std::string> RunWriter::FinishHostFile(std::unique_ptr<StagedFileStream> stream) {
+  if (!ReleaseReservation(stream.get())) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(run_dir_, ": FinishHostFile() with a stream this writer did not begin"));
+  }
+  if (done_) {
+    return absl::FailedPreconditionError(absl::StrCat(run_dir_, ": run already published"));
+  }
+  return CommitStaged(stream->final_path_, stream->staged_path_, stream->file_.get(),
+                      stream->status_);
+}
+
+void RunWriter::AbandonHostFile(std::unique_ptr<StagedFileStream> stream) {
+  ReleaseReservation(stream.get());
 }
 
 absl::Status RunWriter::Publish() {

@@ -9,6 +9,10 @@
 // in the run directory (through AtomicOutputFile), and Publish() gives every
 // staged file its final name. A writer destroyed without Publish() deletes
 // its staged files and the directories it created, if they are empty.
+// Large files are written to their staged file as they are produced, never
+// held whole in memory: StageXSpace() streams the serialization, and
+// BeginHostFile() hands out a StagedFileStream for bytes made elsewhere
+// (e.g. on another thread).
 //
 // Names the plugin uses for its own caches (".cached_tools.json",
 // "cache_version.txt", "*.SSTABLE", "ALL_HOSTS.*", "*.op_stats_v2.pb", ...)
@@ -26,6 +30,10 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "src/xplane/xspace_data.h"
+
+namespace tbprof {
+class AtomicOutputFile;
+}
 
 namespace tbprof::logdir {
 
@@ -56,6 +64,40 @@ std::string HostFilePath(absl::string_view run_dir, absl::string_view host,
 
 // True for suffixes whose file names the plugin writes itself (caches).
 bool IsPluginCacheSuffix(absl::string_view suffix);
+
+// The bytes of one host file being staged in pieces (RunWriter::
+// BeginHostFile()). They go through a 1 MiB buffer into a hidden temporary
+// file in the run directory; the run writer is not touched until it gets the
+// stream back (FinishHostFile() or AbandonHostFile()), so one other thread
+// may Append() while the writer's thread stages other files. A stream
+// destroyed without FinishHostFile() deletes its temporary file; destroy it
+// before its writer, whose Abort() would otherwise leave the run directory
+// it created (still holding the temporary file) behind.
+class StagedFileStream {
+ public:
+  ~StagedFileStream();
+  StagedFileStream(const StagedFileStream&) = delete;
+  StagedFileStream& operator=(const StagedFileStream&) = delete;
+
+  // Appends bytes. Errors: those of writing (kResourceExhausted when the
+  // disk is full, kUnavailable, ...), naming the final path; after the first
+  // error every call returns it and FinishHostFile() fails with it.
+  absl::Status Append(absl::string_view bytes);
+
+  // The path the file will have once published.
+  const std::string& final_path() const { return final_path_; }
+  uint64_t bytes_written() const;
+
+ private:
+  friend class RunWriter;
+  StagedFileStream(std::string final_path, std::string staged_path,
+                   std::unique_ptr<AtomicOutputFile> file);
+
+  std::string final_path_;
+  std::string staged_path_;
+  std::unique_ptr<AtomicOutputFile> file_;  // Target: staged_path_.
+  absl::Status status_;                     // The first error.
+};
 
 struct RunWriterOptions {
   // Replace existing host files instead of failing with kAlreadyExists.
@@ -91,6 +133,22 @@ class RunWriter {
   absl::StatusOr<std::string> StageHostFile(absl::string_view host, absl::string_view suffix,
                                             absl::string_view contents);
 
+  // StageHostFile() in pieces: checks the name as StageHostFile() does and
+  // reserves it at once (staging it again fails with kAlreadyExists until
+  // AbandonHostFile()), and returns a stream to append the contents to. The
+  // file is staged by FinishHostFile(); until then Publish() ignores it.
+  // Errors: as StageHostFile(), and those of creating the file.
+  absl::StatusOr<std::unique_ptr<StagedFileStream>> BeginHostFile(absl::string_view host,
+                                                                  absl::string_view suffix);
+  // Completes a stream of this writer: flushes it to disk and stages it,
+  // after the files staged before (staged_files() order). Returns the final
+  // path. Errors: the stream's first error, or one of flushing it, naming
+  // the final path; then nothing of the file is left and its name is free.
+  // kInvalidArgument for a stream this writer did not begin.
+  absl::StatusOr<std::string> FinishHostFile(std::unique_ptr<StagedFileStream> stream);
+  // Deletes a stream of this writer and frees its name.
+  void AbandonHostFile(std::unique_ptr<StagedFileStream> stream);
+
   // Gives every staged file its final name: rename(2) with force, otherwise
   // link(2)+unlink so an existing file is never replaced. If one fails, the
   // files already published by this call are removed again (with force the
@@ -117,12 +175,28 @@ class RunWriter {
   RunWriter(std::string run_dir, std::vector<std::string> created_dirs, RunWriterOptions options);
   // Checks that `final_path` may be written; returns the staged path to use.
   absl::StatusOr<std::string> PrepareStage(const std::string& final_path);
+  // "<run_dir>/<host>.<suffix>" after the checks of StageHostFile().
+  absl::StatusOr<std::string> HostFileFinalPath(absl::string_view host, absl::string_view suffix);
+  // Commits `file` (target `staged_path`) and records it as staged; on error
+  // deletes it and returns the error naming `final_path`.
+  absl::StatusOr<std::string> CommitStaged(const std::string& final_path,
+                                           const std::string& staged_path,
+                                           AtomicOutputFile* file, absl::Status status);
+  // Frees the name `stream` reserved in BeginHostFile(); false if this
+  // writer did not begin it (or it was handed back already).
+  bool ReleaseReservation(const StagedFileStream* stream);
   void RemoveCreatedDirsIfEmpty();
 
   std::string run_dir_;
   std::vector<std::string> created_dirs_;  // Outermost first.
   RunWriterOptions options_;
   std::vector<StagedFile> staged_;
+  // Streams begun and not yet handed back, with their final paths.
+  struct Reserved {
+    std::string final_path;
+    const StagedFileStream* stream;
+  };
+  std::vector<Reserved> reserved_;
   bool done_ = false;
 };
 

@@ -1,9 +1,11 @@
 #include "src/logdir/profile_logdir.h"
 
 #include <dirent.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
@@ -11,6 +13,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/strings/match.h"
@@ -298,6 +301,187 @@ TEST(RunWriterTest, BadRunNameFailsBeforeCreatingAnything) {
   std::string logdir = MakeTempDir();
   EXPECT_EQ(RunWriter::Open(logdir, "a/b").status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(ListDir(logdir), IsEmpty());
+}
+
+
+// ---- Streamed host files ------------------------------------------------------
+
+// `n` bytes of a repeating pattern.
+std::string Pattern(size_t n) {
+  std::string out(n, '\0');
+  for (size_t i = 0; i < n; ++i) out[i] = static_cast<char>('a' + (i * 7) % 26);
+  return out;
+}
+
+TEST(RunWriterStreamTest, StreamedFileIsStagedInOrderAndPublishedWithTheRest) {
+  std::string logdir = MakeTempDir();
+  auto writer = RunWriter::Open(logdir, "run");
+  ASSERT_TRUE(writer.ok());
+  const std::string run_dir = (*writer)->run_dir();
+  auto stream = (*writer)->BeginHostFile("node/1", "trace.json.gz");
+  ASSERT_TRUE(stream.ok()) << stream.status();
+  EXPECT_EQ((*stream)->final_path(), run_dir + "/node_1.trace.json.gz");
+  // 3.5 MB in pieces on another thread (past the 1 MiB buffer), while this
+  // thread stages other files.
+  const std::string contents = Pattern(3500000);
+  std::thread appender([&] {
+    for (size_t at = 0; at < contents.size(); at += 300000) {
+      ASSERT_TRUE((*stream)->Append(absl::string_view(contents).substr(at, 300000)).ok());
+    }
+  });
+  xplane::XSpaceData space;
+  BuildSpace("op", &space);
+  ASSERT_TRUE((*writer)->StageXSpace("node/1", space).ok());
+  ASSERT_TRUE((*writer)->StageHostFile("node/1", "overview_page.pb", "small").ok());
+  appender.join();
+  EXPECT_EQ((*stream)->bytes_written(), contents.size());
+  for (const std::string& name : ListDir(run_dir)) EXPECT_EQ(name[0], '.') << name;
+
+  auto path = (*writer)->FinishHostFile(*std::move(stream));
+  ASSERT_TRUE(path.ok()) << path.status();
+  EXPECT_EQ(*path, run_dir + "/node_1.trace.json.gz");
+  ASSERT_EQ((*writer)->staged_files().size(), 3u);
+  EXPECT_EQ((*writer)->staged_files()[2].final_path, *path);
+  EXPECT_EQ((*writer)->staged_files()[2].bytes, contents.size());
+  for (const std::string& name : ListDir(run_dir)) EXPECT_EQ(name[0], '.') << name;
+
+  ASSERT_TRUE((*writer)->Publish().ok());
+  EXPECT_THAT(ListDir(run_dir), UnorderedElementsAre("node_1.xplane.pb", "node_1.overview_page.pb",
+                                                     "node_1.trace.json.gz"));
+  EXPECT_EQ(*ReadFileToString(*path), contents);
+}
+
+TEST(RunWriterStreamTest, NameIsReservedUntilFinishedOrAbandoned) {
+  std::string logdir = MakeTempDir();
+  auto writer = RunWriter::Open(logdir, "run", {/*force=*/true});
+  ASSERT_TRUE(writer.ok());
+  auto stream = (*writer)->BeginHostFile("h", "trace.json.gz");
+  ASSERT_TRUE(stream.ok());
+  ASSERT_TRUE((*stream)->Append("partial").ok());
+  EXPECT_EQ((*writer)->BeginHostFile("h", "trace.json.gz").status().code(),
+            absl::StatusCode::kAlreadyExists);
+  EXPECT_EQ((*writer)->StageHostFile("h", "trace.json.gz", "x").status().code(),
+            absl::StatusCode::kAlreadyExists);
+  (*writer)->AbandonHostFile(*std::move(stream));
+  // The abandoned stream left no file behind, and its name is free again.
+  EXPECT_THAT(ListDir((*writer)->run_dir()), IsEmpty());
+  ASSERT_TRUE((*writer)->StageHostFile("h", "trace.json.gz", "whole").ok());
+  ASSERT_TRUE((*writer)->Publish().ok());
+  EXPECT_EQ(*ReadFileToString((*writer)->run_dir() + "/h.trace.json.gz"), "whole");
+}
+
+TEST(RunWriterStreamTest, UnfinishedStreamLeavesNothing) {
+  std::string parent = MakeTempDir();
+  std::string logdir = parent + "/tb";
+  {
+    auto writer = RunWriter::Open(logdir, "run");
+    ASSERT_TRUE(writer.ok());
+    auto stream = (*writer)->BeginHostFile("h", "trace.json.gz");
+    ASSERT_TRUE(stream.ok());
+    ASSERT_TRUE((*stream)->Append(Pattern(2 << 20)).ok());
+    EXPECT_THAT(ListDir((*writer)->run_dir()), ::testing::SizeIs(1));  // The hidden file.
+    stream->reset();  // Dropped, e.g. on an error path.
+    EXPECT_THAT(ListDir((*writer)->run_dir()), IsEmpty());
+    // Publishing the rest ignores the unfinished stream.
+    ASSERT_TRUE((*writer)->StageHostFile("h", "overview_page.pb", "x").ok());
+    ASSERT_TRUE((*writer)->Publish().ok());
+    EXPECT_THAT(ListDir((*writer)->run_dir()), UnorderedElementsAre("h.overview_page.pb"));
+  }
+  {
+    auto writer = RunWriter::Open(parent + "/tb2", "run");
+    ASSERT_TRUE(writer.ok());
+    auto stream = (*writer)->BeginHostFile("h", "trace.json.gz");
+    ASSERT_TRUE(stream.ok());
+    ASSERT_TRUE((*stream)->Append("x").ok());
+    stream->reset();
+  }  // Destroyed without Publish().
+  EXPECT_FALSE(Exists(parent + "/tb2"));
+}
+
+TEST(RunWriterStreamTest, RefusesExistingFileAndForeignStreams) {
+  std::string logdir = MakeTempDir();
+  {
+    auto writer = RunWriter::Open(logdir, "run");
+    ASSERT_TRUE(writer.ok());
+    ASSERT_TRUE((*writer)->StageHostFile("h", "trace.json.gz", "old").ok());
+    ASSERT_TRUE((*writer)->Publish().ok());
+  }
+  auto writer = RunWriter::Open(logdir, "run");
+  ASSERT_TRUE(writer.ok());
+  auto refused = (*writer)->BeginHostFile("h", "trace.json.gz");
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kAlreadyExists);
+  EXPECT_THAT(refused.status().message(), HasSubstr("--force"));
+  EXPECT_EQ((*writer)->BeginHostFile("h", "SSTABLE").status().code(),
+            absl::StatusCode::kInvalidArgument);
+
+  auto other = RunWriter::Open(logdir, "run2");
+  ASSERT_TRUE(other.ok());
+  auto stream = (*other)->BeginHostFile("h", "trace.json.gz");
+  ASSERT_TRUE(stream.ok());
+  EXPECT_EQ((*writer)->FinishHostFile(*std::move(stream)).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ((*writer)->FinishHostFile(nullptr).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  // Another writer of the same run, with the same file name reserved.
+  auto mine = (*writer)->BeginHostFile("h", "kernel_stats.pb");
+  auto same_run = RunWriter::Open(logdir, "run");
+  ASSERT_TRUE(mine.ok() && same_run.ok());
+  auto theirs = (*same_run)->BeginHostFile("h", "kernel_stats.pb");
+  ASSERT_TRUE(theirs.ok());
+  EXPECT_EQ((*writer)->FinishHostFile(*std::move(theirs)).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE((*writer)->FinishHostFile(*std::move(mine)).ok());
+  EXPECT_EQ(*ReadFileToString((*writer)->run_dir() + "/h.trace.json.gz"), "old");
+}
+
+// Restores RLIMIT_FSIZE and SIGXFSZ when it goes out of scope.
+class FileSizeLimit {
+ public:
+  explicit FileSizeLimit(rlim_t bytes) {
+    ::getrlimit(RLIMIT_FSIZE, &saved_);
+    saved_handler_ = std::signal(SIGXFSZ, SIG_IGN);
+    struct rlimit limit = saved_;
+    limit.rlim_cur = bytes;
+    ok_ = ::setrlimit(RLIMIT_FSIZE, &limit) == 0;
+  }
+  ~FileSizeLimit() {
+    ::setrlimit(RLIMIT_FSIZE, &saved_);
+    std::signal(SIGXFSZ, saved_handler_);
+  }
+  bool ok() const { return ok_; }
+
+ private:
+  struct rlimit saved_;
+  void (*saved_handler_)(int);
+  bool ok_ = false;
+};
+
+TEST(RunWriterStreamTest, WriteErrorLeavesNothingAndNamesTheFinalFile) {
+  std::string logdir = MakeTempDir();
+  auto writer = RunWriter::Open(logdir, "run");
+  ASSERT_TRUE(writer.ok());
+  const std::string run_dir = (*writer)->run_dir();
+  ASSERT_TRUE((*writer)->StageHostFile("h", "overview_page.pb", "x").ok());
+  auto stream = (*writer)->BeginHostFile("h", "trace.json.gz");
+  ASSERT_TRUE(stream.ok());
+  absl::Status append_status;
+  {
+    FileSizeLimit limit(1 << 20);
+    ASSERT_TRUE(limit.ok());
+    for (int i = 0; i < 8 && append_status.ok(); ++i) {
+      append_status = (*stream)->Append(Pattern(1 << 20));
+    }
+  }
+  ASSERT_FALSE(append_status.ok());
+  EXPECT_THAT(append_status.message(), HasSubstr(run_dir + "/h.trace.json.gz"));
+  EXPECT_THAT(append_status.message(), ::testing::Not(HasSubstr("staged")));
+  EXPECT_EQ((*stream)->Append("more").code(), append_status.code());  // Sticky.
+  auto finished = (*writer)->FinishHostFile(*std::move(stream));
+  EXPECT_EQ(finished.status(), append_status);
+  // Only the other staged file is left, and the run still publishes whole.
+  EXPECT_THAT(ListDir(run_dir), ::testing::SizeIs(1));
+  ASSERT_TRUE((*writer)->Publish().ok());
+  EXPECT_THAT(ListDir(run_dir), UnorderedElementsAre("h.overview_page.pb"));
 }
 
 }  // namespace

@@ -15,6 +15,7 @@
 #include "src/logdir/profile_logdir.h"
 #include "src/xplane/xspace_split.h"
 #include "tools/tbprof/commands.h"
+#include "tools/tbprof/convert_malloc.h"
 #include "tools/tbprof/convert_split.h"
 #include "tools/tbprof/convert_summary.h"
 #include "tools/tbprof/flags.h"
@@ -208,6 +209,7 @@ int RunConvert(const std::vector<std::string>& args) {
         kName, absl::StrCat("--host needs exactly one input file, got ", files->size()));
   }
 
+  UseOneMallocArena();  // Before LoadInput() starts the reading thread.
   const std::string run = flags.run.empty() ? PickDefaultRun(flags.logdir) : flags.run;
   logdir::RunWriterOptions writer_options;
   writer_options.force = flags.force;
@@ -258,11 +260,16 @@ int RunConvert(const std::vector<std::string>& args) {
     }
     if (!loaded.ok()) return ReportFailure(loaded.status());  // ~RunWriter cleans up.
 
+    HostReport report;
+    report.host = flags.host.empty() ? namer.Pick(loaded->host_hint, loaded->rank, path)
+                                     : namer.Pick(flags.host, -1, path);
     // Views are computed on background threads while this thread writes
-    // the xplane.pb (both only read the space).
+    // the xplane.pb (both only read the space); the trace-viewer JSON goes
+    // straight into its staged file.
     std::unique_ptr<views::PrecomputedViewsJob> views_job;
     if (!flags.no_views) {
-      views_job = views::PrecomputedViewsJob::Start(loaded->space, {}, {}, timings);
+      views_job = views::PrecomputedViewsJob::StartStaging(loaded->space, report.host,
+                                                           writer->get(), {}, {}, timings);
     }
     XSpaceDiagnosis diagnosis;
     {
@@ -273,12 +280,9 @@ int RunConvert(const std::vector<std::string>& args) {
       return ReportFailure(status);
     }
 
-    HostReport report;
     report.input_path = path;
     report.format = loaded->format;
     report.input_bytes = loaded->file_bytes;
-    report.host = flags.host.empty() ? namer.Pick(loaded->host_hint, loaded->rank, path)
-                                     : namer.Pick(flags.host, -1, path);
     report.json_summary = std::move(loaded->json_summary);
     report.raw_summary = std::move(loaded->raw_summary);
     report.diagnosis = std::move(diagnosis);

@@ -235,11 +235,23 @@ XSpaceDiagnosis DiagnoseXSpace(const xplane::XSpaceData& space) {
   int32_t num_roots = 0;
   if (const xplane::Plane* host = xplane::FindPlaneWithName(space, xplane::kHostThreadsPlaneName)) {
     xplane::XPlaneVisitor plane(&space, host, base_ns);
+    // One look at each event's stats: roots, and the launches to place in
+    // them once the line's roots are known.
+    struct Launch {
+      int64_t begin_ps, end_ps, correlation;
+    };
+    std::vector<Launch> launches;
     plane.ForEachLine([&](const xplane::XLineVisitor& line) {
       std::vector<RootSpan> roots;
+      launches.clear();
       line.ForEachEvent([&](const xplane::XEventVisitor& event) {
         ++d.host_events;
-        std::optional<xplane::XStatVisitor> root = event.GetStat(StatType::kIsRoot);
+        std::optional<xplane::XStatVisitor> root, corr;
+        event.ForEachStat([&](const xplane::XStatVisitor& stat) {
+          const StatType type = stat.type();
+          if (type == StatType::kIsRoot && !root) root = stat;
+          if (type == StatType::kCorrelationId && !corr) corr = stat;
+        });
         if ((root && root->NumericValue() != 0) ||
             event.host_event_type() == xplane::HostEventType::kTraceContext) {
           roots.push_back({event.begin_ps(), event.end_ps(), num_roots++});
@@ -254,18 +266,16 @@ XSpaceDiagnosis DiagnoseXSpace(const xplane::XSpaceData& space) {
           default:
             break;
         }
+        if (corr) launches.push_back({event.begin_ps(), event.end_ps(), corr->IntOrUintValue()});
       });
       std::sort(roots.begin(), roots.end(),
                 [](const RootSpan& a, const RootSpan& b) { return a.begin_ps < b.begin_ps; });
-      line.ForEachEvent([&](const xplane::XEventVisitor& event) {
-        std::optional<xplane::XStatVisitor> corr = event.GetStat(StatType::kCorrelationId);
-        if (!corr) return;
+      for (const Launch& launch : launches) {
         ++d.host_events_with_correlation;
-        int64_t id = corr->IntOrUintValue();
-        host_correlations.insert(id);
-        int32_t root = FindEnclosingRoot(roots, event.begin_ps(), event.end_ps());
-        if (root >= 0) root_of_correlation.emplace(id, root);
-      });
+        host_correlations.insert(launch.correlation);
+        int32_t root = FindEnclosingRoot(roots, launch.begin_ps, launch.end_ps);
+        if (root >= 0) root_of_correlation.emplace(launch.correlation, root);
+      }
     });
   }
   d.step_roots = num_roots;
@@ -281,6 +291,7 @@ XSpaceDiagnosis DiagnoseXSpace(const xplane::XSpaceData& space) {
     xplane::XPlaneVisitor plane(&space, gpu, base_ns);
     std::optional<int64_t> ordinal = xplane::ParseGpuPlaneOrdinal(plane.name());
     if (!ordinal || *ordinal != expected_ordinal++) ordinals_dense = false;
+    const std::optional<uint32_t> level_0 = plane.FindStatMetadata("level 0");
     plane.ForEachLine([&](const xplane::XLineVisitor& line) {
       if (IsDerivedLine(line)) {
         if (line.name() == xplane::kStepLineName) {
@@ -294,13 +305,28 @@ XSpaceDiagnosis DiagnoseXSpace(const xplane::XSpaceData& space) {
       }
       line.ForEachEvent([&](const xplane::XEventVisitor& event) {
         ++d.device_events;
-        if (event.GetStat(StatType::kKernelDetails)) ++d.device_events_with_kernel_details;
-        // TensorFlow's older GPU traces name the op in "level 0".
-        if (event.GetStat(StatType::kTfOp) || event.GetStat(StatType::kHloOp) ||
-            event.GetStatByName("level 0")) {
-          ++d.device_events_with_op;
-        }
-        std::optional<xplane::XStatVisitor> corr = event.GetStat(StatType::kCorrelationId);
+        bool kernel_details = false, op = false;
+        std::optional<xplane::XStatVisitor> corr;
+        event.ForEachStat([&](const xplane::XStatVisitor& stat) {
+          switch (stat.type()) {
+            case StatType::kKernelDetails:
+              kernel_details = true;
+              break;
+            case StatType::kTfOp:
+            case StatType::kHloOp:
+              op = true;
+              break;
+            case StatType::kCorrelationId:
+              if (!corr) corr = stat;
+              break;
+            default:
+              break;
+          }
+          // TensorFlow's older GPU traces name the op in "level 0".
+          if (level_0 && stat.metadata_index() == *level_0) op = true;
+        });
+        if (kernel_details) ++d.device_events_with_kernel_details;
+        if (op) ++d.device_events_with_op;
         if (!corr) return;
         ++d.device_events_with_correlation;
         int64_t id = corr->IntOrUintValue();

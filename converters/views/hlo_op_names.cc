@@ -107,7 +107,7 @@ HloOpNames::HloOpNames(const xplane::XSpaceData& space) {
     uint64_t program_id = static_cast<uint64_t>(metadata.id);
     for (const xplane::Stat& raw_stat : metadata.stats) {
       xplane::XStatVisitor stat(&plane, &raw_stat);
-      if (raw_stat.metadata_index == *hlo_stat) {
+      if (raw_stat.metadata_index() == *hlo_stat) {
         if (stat.kind() != xplane::StatKind::kBytes) continue;
         hlo_proto = stat.BytesValue();
         has_proto = true;

@@ -260,14 +260,14 @@ void AddProgram(xplane::XSpaceBuilder* builder, absl::string_view name, int64_t 
   xplane::EventMetadata& program =
       metadata->event_metadata(metadata->GetOrCreateEventMetadata(name));
   xplane::Stat proto{};
-  proto.metadata_index = metadata->GetOrCreateStatMetadata("Hlo Proto");
-  proto.kind = xplane::StatKind::kBytes;
-  proto.str_id = builder->space()->strings.Intern(hlo_proto);
+  proto.set_metadata_index(metadata->GetOrCreateStatMetadata("Hlo Proto"));
+  proto.set_kind(xplane::StatKind::kBytes);
+  proto.set_str_id(builder->space()->strings.Intern(hlo_proto));
   program.stats.push_back(proto);
   xplane::Stat id{};
-  id.metadata_index = metadata->GetOrCreateStatMetadata(StatType::kProgramId);
-  id.kind = xplane::StatKind::kInt64;
-  id.int64_value = program_id;
+  id.set_metadata_index(metadata->GetOrCreateStatMetadata(StatType::kProgramId));
+  id.set_kind(xplane::StatKind::kInt64);
+  id.set_int64_value(program_id);
   program.stats.push_back(id);
 }
 

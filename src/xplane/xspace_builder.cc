@@ -25,43 +25,43 @@ Stat* XEventBuilder::AppendStat(uint32_t stat_metadata_index, StatKind kind) {
   // Replace an existing stat of the same metadata (one value per stat).
   for (uint32_t i = 0; i < event.stats_count; ++i) {
     Stat& s = stats[event.stats_begin + i];
-    if (s.metadata_index == stat_metadata_index) {
-      s.kind = kind;
+    if (s.metadata_index() == stat_metadata_index) {
+      s.set_kind(kind);
       return &s;
     }
   }
   Stat stat;
-  stat.metadata_index = stat_metadata_index;
-  stat.kind = kind;
-  stat.uint64_value = 0;
+  stat.set_metadata_index(stat_metadata_index);
+  stat.set_kind(kind);
+  stat.set_uint64_value(0);
   stats.push_back(stat);
   ++event.stats_count;
   return &stats.back();
 }
 
 void XEventBuilder::AddInt64(uint32_t stat_metadata_index, int64_t value) {
-  if (Stat* s = AppendStat(stat_metadata_index, StatKind::kInt64)) s->int64_value = value;
+  if (Stat* s = AppendStat(stat_metadata_index, StatKind::kInt64)) s->set_int64_value(value);
 }
 void XEventBuilder::AddUint64(uint32_t stat_metadata_index, uint64_t value) {
-  if (Stat* s = AppendStat(stat_metadata_index, StatKind::kUint64)) s->uint64_value = value;
+  if (Stat* s = AppendStat(stat_metadata_index, StatKind::kUint64)) s->set_uint64_value(value);
 }
 void XEventBuilder::AddDouble(uint32_t stat_metadata_index, double value) {
-  if (Stat* s = AppendStat(stat_metadata_index, StatKind::kDouble)) s->double_value = value;
+  if (Stat* s = AppendStat(stat_metadata_index, StatKind::kDouble)) s->set_double_value(value);
 }
 void XEventBuilder::AddString(uint32_t stat_metadata_index, absl::string_view value) {
   uint32_t id = plane_->space()->strings.Intern(value);
-  if (Stat* s = AppendStat(stat_metadata_index, StatKind::kStr)) s->str_id = id;
+  if (Stat* s = AppendStat(stat_metadata_index, StatKind::kStr)) s->set_str_id(id);
 }
 void XEventBuilder::AddBytes(uint32_t stat_metadata_index, absl::string_view value) {
   uint32_t id = plane_->space()->strings.Intern(value);
-  if (Stat* s = AppendStat(stat_metadata_index, StatKind::kBytes)) s->str_id = id;
+  if (Stat* s = AppendStat(stat_metadata_index, StatKind::kBytes)) s->set_str_id(id);
 }
 void XEventBuilder::AddRef(uint32_t stat_metadata_index, absl::string_view value) {
   AddRefToMetadata(stat_metadata_index, plane_->GetOrCreateStatMetadata(value));
 }
 void XEventBuilder::AddRefToMetadata(uint32_t stat_metadata_index, uint32_t ref_metadata_index) {
   uint64_t ref_id = static_cast<uint64_t>(plane_->plane()->stat_metadata[ref_metadata_index].id);
-  if (Stat* s = AppendStat(stat_metadata_index, StatKind::kRef)) s->uint64_value = ref_id;
+  if (Stat* s = AppendStat(stat_metadata_index, StatKind::kRef)) s->set_uint64_value(ref_id);
 }
 
 // ---- XLineBuilder ----------------------------------------------------------
@@ -165,36 +165,36 @@ XLineBuilder* XPlaneBuilder::FindLine(int64_t line_id) {
 
 Stat* XPlaneBuilder::FindOrAppendPlaneStat(uint32_t stat_metadata_index) {
   for (Stat& s : plane_->stats) {
-    if (s.metadata_index == stat_metadata_index) return &s;
+    if (s.metadata_index() == stat_metadata_index) return &s;
   }
   Stat stat;
-  stat.metadata_index = stat_metadata_index;
-  stat.kind = StatKind::kNone;
-  stat.uint64_value = 0;
+  stat.set_metadata_index(stat_metadata_index);
+  stat.set_kind(StatKind::kNone);
+  stat.set_uint64_value(0);
   plane_->stats.push_back(stat);
   return &plane_->stats.back();
 }
 
 void XPlaneBuilder::SetStatInt64(uint32_t index, int64_t value) {
   Stat* s = FindOrAppendPlaneStat(index);
-  s->kind = StatKind::kInt64;
-  s->int64_value = value;
+  s->set_kind(StatKind::kInt64);
+  s->set_int64_value(value);
 }
 void XPlaneBuilder::SetStatUint64(uint32_t index, uint64_t value) {
   Stat* s = FindOrAppendPlaneStat(index);
-  s->kind = StatKind::kUint64;
-  s->uint64_value = value;
+  s->set_kind(StatKind::kUint64);
+  s->set_uint64_value(value);
 }
 void XPlaneBuilder::SetStatDouble(uint32_t index, double value) {
   Stat* s = FindOrAppendPlaneStat(index);
-  s->kind = StatKind::kDouble;
-  s->double_value = value;
+  s->set_kind(StatKind::kDouble);
+  s->set_double_value(value);
 }
 void XPlaneBuilder::SetStatString(uint32_t index, absl::string_view value) {
   uint32_t id = space_->strings.Intern(value);
   Stat* s = FindOrAppendPlaneStat(index);
-  s->kind = StatKind::kStr;
-  s->str_id = id;
+  s->set_kind(StatKind::kStr);
+  s->set_str_id(id);
 }
 
 // ---- XSpaceBuilder ---------------------------------------------------------

@@ -3,7 +3,7 @@
 // A protobuf XSpace costs about as much memory as the Chrome JSON it came
 // from (hundreds of bytes per event), which rules out multi-GB traces on a
 // 24 GB machine. XSpaceData holds the same information with events of 32
-// bytes, stats of 16 bytes and every string interned once. It converts
+// bytes, stats of 12 bytes and every string interned once. It converts
 // losslessly to and from tensorflow.profiler.XSpace (xspace_io.h) and is
 // serialized to the XSpace wire format without building protobuf messages.
 //
@@ -17,6 +17,7 @@
 #define TBPROF_SRC_XPLANE_XSPACE_DATA_H_
 
 #include <cstdint>
+#include <cstring>
 #include <deque>
 #include <string>
 #include <vector>
@@ -65,17 +66,59 @@ enum class StatKind : uint8_t {
   kCompressedStr,  // value.str_id: StringPool id (gzip bytes).
 };
 
-struct Stat {
-  uint32_t metadata_index;  // Index into Plane::stat_metadata.
-  StatKind kind;
-  union {
-    double double_value;
-    uint64_t uint64_value;
-    int64_t int64_value;
-    uint32_t str_id;
-  };
+// One XStat: which stat metadata, which member of the value oneof, and the
+// value, in 12 bytes (a file holds millions; 16 with natural alignment).
+// The metadata index and the kind share one word, so a plane holds at most
+// kMaxStatMetadata stat metadata (the wire reader rejects files with more;
+// builders cannot get near it: each needs its own name). The value is two
+// 32-bit words; an 8-byte value is copied in and out, never read in place.
+class Stat {
+ public:
+  static constexpr uint32_t kMaxStatMetadata = (uint32_t{1} << 29) - 1;
+
+  Stat() = default;
+  Stat(uint32_t metadata_index, StatKind kind) { set_metadata_index(metadata_index); set_kind(kind); }
+
+  uint32_t metadata_index() const { return bits_ & kIndexMask; }
+  StatKind kind() const { return static_cast<StatKind>(bits_ >> kKindShift); }
+  void set_metadata_index(uint32_t index) { bits_ = (bits_ & ~kIndexMask) | (index & kIndexMask); }
+  void set_kind(StatKind kind) {
+    bits_ = (bits_ & kIndexMask) | (static_cast<uint32_t>(kind) << kKindShift);
+  }
+
+  // The value as the member that kind() names; the others read the same
+  // bits (as the proto's oneof storage would).
+  uint64_t uint64_value() const { return uint64_t{value_[1]} << 32 | value_[0]; }
+  int64_t int64_value() const { return static_cast<int64_t>(uint64_value()); }
+  double double_value() const {
+    const uint64_t bits = uint64_value();
+    double d;
+    std::memcpy(&d, &bits, sizeof d);
+    return d;
+  }
+  uint32_t str_id() const { return value_[0]; }  // StringPool id (kStr, kBytes, kCompressedStr).
+
+  void set_uint64_value(uint64_t v) {
+    value_[0] = static_cast<uint32_t>(v);
+    value_[1] = static_cast<uint32_t>(v >> 32);
+  }
+  void set_int64_value(int64_t v) { set_uint64_value(static_cast<uint64_t>(v)); }
+  void set_double_value(double d) {
+    uint64_t bits;
+    std::memcpy(&bits, &d, sizeof d);
+    set_uint64_value(bits);
+  }
+  void set_str_id(uint32_t id) { set_uint64_value(id); }
+
+ private:
+  static constexpr int kKindShift = 29;
+  static constexpr uint32_t kIndexMask = (uint32_t{1} << kKindShift) - 1;
+
+  uint32_t bits_ = 0;  // metadata index | kind << kKindShift.
+  uint32_t value_[2] = {0, 0};
 };
-static_assert(sizeof(Stat) == 16, "Stat must stay compact");
+static_assert(sizeof(Stat) == 12, "Stat must stay compact");
+static_assert(static_cast<int>(StatKind::kCompressedStr) < 8, "StatKind must fit in 3 bits");
 
 struct Event {
   int64_t offset_ps;        // Or num_occurrences when is_aggregate.

@@ -88,39 +88,39 @@ class PlaneReader {
 
   Stat ReadStat(const pb::XStat& proto) {
     Stat s;
-    s.metadata_index = StatIndex(proto.metadata_id());
-    s.uint64_value = 0;
+    s.set_metadata_index(StatIndex(proto.metadata_id()));
+    s.set_uint64_value(0);
     switch (proto.value_case()) {
       case pb::XStat::kDoubleValue:
-        s.kind = StatKind::kDouble;
-        s.double_value = proto.double_value();
+        s.set_kind(StatKind::kDouble);
+        s.set_double_value(proto.double_value());
         break;
       case pb::XStat::kUint64Value:
-        s.kind = StatKind::kUint64;
-        s.uint64_value = proto.uint64_value();
+        s.set_kind(StatKind::kUint64);
+        s.set_uint64_value(proto.uint64_value());
         break;
       case pb::XStat::kInt64Value:
-        s.kind = StatKind::kInt64;
-        s.int64_value = proto.int64_value();
+        s.set_kind(StatKind::kInt64);
+        s.set_int64_value(proto.int64_value());
         break;
       case pb::XStat::kStrValue:
-        s.kind = StatKind::kStr;
-        s.str_id = space_->strings.Intern(proto.str_value());
+        s.set_kind(StatKind::kStr);
+        s.set_str_id(space_->strings.Intern(proto.str_value()));
         break;
       case pb::XStat::kBytesValue:
-        s.kind = StatKind::kBytes;
-        s.str_id = space_->strings.Intern(proto.bytes_value());
+        s.set_kind(StatKind::kBytes);
+        s.set_str_id(space_->strings.Intern(proto.bytes_value()));
         break;
       case pb::XStat::kRefValue:
-        s.kind = StatKind::kRef;
-        s.uint64_value = proto.ref_value();
+        s.set_kind(StatKind::kRef);
+        s.set_uint64_value(proto.ref_value());
         break;
       case pb::XStat::kCompressedStrValue:
-        s.kind = StatKind::kCompressedStr;
-        s.str_id = space_->strings.Intern(proto.compressed_str_value());
+        s.set_kind(StatKind::kCompressedStr);
+        s.set_str_id(space_->strings.Intern(proto.compressed_str_value()));
         break;
       case pb::XStat::VALUE_NOT_SET:
-        s.kind = StatKind::kNone;
+        s.set_kind(StatKind::kNone);
         break;
     }
     return s;
@@ -158,30 +158,30 @@ class PlaneReader {
 // ---- data -> proto ---------------------------------------------------------
 
 void WriteStatProto(const XSpaceData& space, const Plane& plane, const Stat& s, pb::XStat* out) {
-  out->set_metadata_id(plane.stat_metadata[s.metadata_index].id);
-  switch (s.kind) {
+  out->set_metadata_id(plane.stat_metadata[s.metadata_index()].id);
+  switch (s.kind()) {
     case StatKind::kNone:
       break;
     case StatKind::kDouble:
-      out->set_double_value(s.double_value);
+      out->set_double_value(s.double_value());
       break;
     case StatKind::kUint64:
-      out->set_uint64_value(s.uint64_value);
+      out->set_uint64_value(s.uint64_value());
       break;
     case StatKind::kInt64:
-      out->set_int64_value(s.int64_value);
+      out->set_int64_value(s.int64_value());
       break;
     case StatKind::kStr:
-      out->set_str_value(std::string(space.strings.Get(s.str_id)));
+      out->set_str_value(std::string(space.strings.Get(s.str_id())));
       break;
     case StatKind::kBytes:
-      out->set_bytes_value(std::string(space.strings.Get(s.str_id)));
+      out->set_bytes_value(std::string(space.strings.Get(s.str_id())));
       break;
     case StatKind::kRef:
-      out->set_ref_value(s.uint64_value);
+      out->set_ref_value(s.uint64_value());
       break;
     case StatKind::kCompressedStr:
-      out->set_compressed_str_value(std::string(space.strings.Get(s.str_id)));
+      out->set_compressed_str_value(std::string(space.strings.Get(s.str_id())));
       break;
   }
 }
@@ -222,36 +222,36 @@ class Serializer {
 
   WireSize StatSize(const Plane& plane, const Stat& s) const {
     WireSize size = 0;
-    int64_t id = plane.stat_metadata[s.metadata_index].id;
+    int64_t id = plane.stat_metadata[s.metadata_index()].id;
     if (id != 0) size += VarintFieldSize(1, static_cast<uint64_t>(id));
-    switch (s.kind) {
+    switch (s.kind()) {
       case StatKind::kNone: break;
       case StatKind::kDouble: size += TagSize(2) + 8; break;
-      case StatKind::kUint64: size += VarintFieldSize(3, s.uint64_value); break;
-      case StatKind::kInt64: size += VarintFieldSize(4, static_cast<uint64_t>(s.int64_value)); break;
-      case StatKind::kStr: size += LengthFieldSize(5, space_.strings.Get(s.str_id).size()); break;
-      case StatKind::kBytes: size += LengthFieldSize(6, space_.strings.Get(s.str_id).size()); break;
-      case StatKind::kRef: size += VarintFieldSize(7, s.uint64_value); break;
-      case StatKind::kCompressedStr: size += LengthFieldSize(8, space_.strings.Get(s.str_id).size()); break;
+      case StatKind::kUint64: size += VarintFieldSize(3, s.uint64_value()); break;
+      case StatKind::kInt64: size += VarintFieldSize(4, static_cast<uint64_t>(s.int64_value())); break;
+      case StatKind::kStr: size += LengthFieldSize(5, space_.strings.Get(s.str_id()).size()); break;
+      case StatKind::kBytes: size += LengthFieldSize(6, space_.strings.Get(s.str_id()).size()); break;
+      case StatKind::kRef: size += VarintFieldSize(7, s.uint64_value()); break;
+      case StatKind::kCompressedStr: size += LengthFieldSize(8, space_.strings.Get(s.str_id()).size()); break;
     }
     return size;
   }
 
   void WriteStat(CodedOutputStream* out, const Plane& plane, const Stat& s) const {
-    int64_t id = plane.stat_metadata[s.metadata_index].id;
+    int64_t id = plane.stat_metadata[s.metadata_index()].id;
     if (id != 0) WriteVarintField(out, 1, static_cast<uint64_t>(id));
-    switch (s.kind) {
+    switch (s.kind()) {
       case StatKind::kNone: break;
       case StatKind::kDouble:
         out->WriteTag((2u << 3) | 1);
-        out->WriteLittleEndian64(absl::bit_cast<uint64_t>(s.double_value));
+        out->WriteLittleEndian64(absl::bit_cast<uint64_t>(s.double_value()));
         break;
-      case StatKind::kUint64: WriteVarintField(out, 3, s.uint64_value); break;
-      case StatKind::kInt64: WriteVarintField(out, 4, static_cast<uint64_t>(s.int64_value)); break;
-      case StatKind::kStr: WriteBytesField(out, 5, space_.strings.Get(s.str_id)); break;
-      case StatKind::kBytes: WriteBytesField(out, 6, space_.strings.Get(s.str_id)); break;
-      case StatKind::kRef: WriteVarintField(out, 7, s.uint64_value); break;
-      case StatKind::kCompressedStr: WriteBytesField(out, 8, space_.strings.Get(s.str_id)); break;
+      case StatKind::kUint64: WriteVarintField(out, 3, s.uint64_value()); break;
+      case StatKind::kInt64: WriteVarintField(out, 4, static_cast<uint64_t>(s.int64_value())); break;
+      case StatKind::kStr: WriteBytesField(out, 5, space_.strings.Get(s.str_id())); break;
+      case StatKind::kBytes: WriteBytesField(out, 6, space_.strings.Get(s.str_id())); break;
+      case StatKind::kRef: WriteVarintField(out, 7, s.uint64_value()); break;
+      case StatKind::kCompressedStr: WriteBytesField(out, 8, space_.strings.Get(s.str_id())); break;
     }
   }
 

@@ -37,8 +37,8 @@ uint64_t StrField(const StringPool& pool, uint32_t id) {
 }
 
 uint64_t StatBytes(const Stat& s, const Plane& plane, const StringPool& pool) {
-  uint64_t n = Int64Field(plane.stat_metadata[s.metadata_index].id);
-  switch (s.kind) {
+  uint64_t n = Int64Field(plane.stat_metadata[s.metadata_index()].id);
+  switch (s.kind()) {
     case StatKind::kNone:
       break;
     case StatKind::kDouble:
@@ -46,15 +46,15 @@ uint64_t StatBytes(const Stat& s, const Plane& plane, const StringPool& pool) {
       break;
     case StatKind::kUint64:
     case StatKind::kRef:
-      n += 1 + VarintBytes(s.uint64_value);  // Oneof members are written even when 0.
+      n += 1 + VarintBytes(s.uint64_value());  // Oneof members are written even when 0.
       break;
     case StatKind::kInt64:
-      n += 1 + VarintBytes(static_cast<uint64_t>(s.int64_value));
+      n += 1 + VarintBytes(static_cast<uint64_t>(s.int64_value()));
       break;
     case StatKind::kStr:
     case StatKind::kBytes:
     case StatKind::kCompressedStr:
-      n += LenField(pool.Get(s.str_id).size());
+      n += LenField(pool.Get(s.str_id()).size());
       break;
   }
   return n;
@@ -122,13 +122,13 @@ bool CorrelationOf(const Event& e, const Line& line, uint32_t corr_index, int64_
   if (corr_index == kUnmapped) return false;
   const Stat* stats = line.stats.data() + e.stats_begin;
   for (uint32_t i = 0; i < e.stats_count; ++i) {
-    if (stats[i].metadata_index != corr_index) continue;
-    if (stats[i].kind == StatKind::kInt64) {
-      *out = stats[i].int64_value;
+    if (stats[i].metadata_index() != corr_index) continue;
+    if (stats[i].kind() == StatKind::kInt64) {
+      *out = stats[i].int64_value();
       return true;
     }
-    if (stats[i].kind == StatKind::kUint64) {
-      *out = static_cast<int64_t>(stats[i].uint64_value);
+    if (stats[i].kind() == StatKind::kUint64) {
+      *out = static_cast<int64_t>(stats[i].uint64_value());
       return true;
     }
   }
@@ -409,9 +409,9 @@ XSpaceData XSpaceSplit::ExtractPart(size_t index) const {
     return remap[id];
   };
   auto copy_stat = [&](Stat s) {
-    if (s.kind == StatKind::kStr || s.kind == StatKind::kBytes ||
-        s.kind == StatKind::kCompressedStr) {
-      s.str_id = str(s.str_id);
+    if (s.kind() == StatKind::kStr || s.kind() == StatKind::kBytes ||
+        s.kind() == StatKind::kCompressedStr) {
+      s.set_str_id(str(s.str_id()));
     }
     return s;
   };
@@ -439,19 +439,19 @@ XSpaceData XSpaceSplit::ExtractPart(size_t index) const {
     const bool task_env = space.strings.Get(plane.name) == kTaskEnvPlaneName;
     for (const Stat& s : plane.stats) {
       Stat c = copy_stat(s);
-      if (task_env && c.kind == StatKind::kInt64) {
-        absl::string_view name = space.strings.Get(plane.stat_metadata[s.metadata_index].name);
+      if (task_env && c.kind() == StatKind::kInt64) {
+        absl::string_view name = space.strings.Get(plane.stat_metadata[s.metadata_index()].name);
         // Epoch ns of the whole session -> of this part's span.
         int64_t start_shift_ns = (part.begin_ps - whole_begin_ps) / 1000;
         if (name == StatTypeName(StatType::kProfileStartTime)) {
-          c.int64_value = s.int64_value + start_shift_ns;
+          c.set_int64_value(s.int64_value() + start_shift_ns);
         } else if (name == StatTypeName(StatType::kProfileStopTime)) {
           for (const Stat& t : plane.stats) {
-            if (space.strings.Get(plane.stat_metadata[t.metadata_index].name) ==
+            if (space.strings.Get(plane.stat_metadata[t.metadata_index()].name) ==
                     StatTypeName(StatType::kProfileStartTime) &&
-                t.kind == StatKind::kInt64) {
-              c.int64_value = t.int64_value + start_shift_ns +
-                              (part.end_ps - part.begin_ps) / 1000;
+                t.kind() == StatKind::kInt64) {
+              c.set_int64_value(t.int64_value() + start_shift_ns +
+                              (part.end_ps - part.begin_ps) / 1000);
             }
           }
         }

@@ -11,47 +11,47 @@ namespace tbprof::xplane {
 
 
 int64_t XStatVisitor::IntOrUintValue() const {
-  if (stat_->kind == StatKind::kInt64) return stat_->int64_value;
-  if (stat_->kind == StatKind::kUint64) return static_cast<int64_t>(stat_->uint64_value);
+  if (stat_->kind() == StatKind::kInt64) return stat_->int64_value();
+  if (stat_->kind() == StatKind::kUint64) return static_cast<int64_t>(stat_->uint64_value());
   return 0;
 }
 
 double XStatVisitor::NumericValue() const {
-  switch (stat_->kind) {
+  switch (stat_->kind()) {
     case StatKind::kInt64:
-      return static_cast<double>(stat_->int64_value);
+      return static_cast<double>(stat_->int64_value());
     case StatKind::kUint64:
-      return static_cast<double>(stat_->uint64_value);
+      return static_cast<double>(stat_->uint64_value());
     case StatKind::kDouble:
-      return stat_->double_value;
+      return stat_->double_value();
     default:
       return 0;
   }
 }
 
 absl::string_view XStatVisitor::StrOrRefValue() const {
-  if (stat_->kind == StatKind::kStr) return plane_->str(stat_->str_id);
-  if (stat_->kind == StatKind::kRef) return plane_->stat_name_by_id(stat_->uint64_value);
+  if (stat_->kind() == StatKind::kStr) return plane_->str(stat_->str_id());
+  if (stat_->kind() == StatKind::kRef) return plane_->stat_name_by_id(stat_->uint64_value());
   return {};
 }
 
 absl::string_view XStatVisitor::BytesValue() const {
-  if (stat_->kind == StatKind::kBytes || stat_->kind == StatKind::kCompressedStr) {
-    return plane_->str(stat_->str_id);
+  if (stat_->kind() == StatKind::kBytes || stat_->kind() == StatKind::kCompressedStr) {
+    return plane_->str(stat_->str_id());
   }
   return {};
 }
 
 std::string XStatVisitor::ToString() const {
-  switch (stat_->kind) {
+  switch (stat_->kind()) {
     case StatKind::kNone:
       return "";
     case StatKind::kDouble:
-      return absl::StrCat(stat_->double_value);
+      return absl::StrCat(stat_->double_value());
     case StatKind::kUint64:
-      return absl::StrCat(stat_->uint64_value);
+      return absl::StrCat(stat_->uint64_value());
     case StatKind::kInt64:
-      return absl::StrCat(stat_->int64_value);
+      return absl::StrCat(stat_->int64_value());
     case StatKind::kStr:
     case StatKind::kRef:
       return std::string(StrOrRefValue());
@@ -76,10 +76,10 @@ absl::string_view XEventVisitor::display_name() const {
 std::optional<XStatVisitor> XEventVisitor::GetStat(StatType type) const {
   const Stat* begin = line_->stats.data() + event_->stats_begin;
   for (uint32_t i = 0; i < event_->stats_count; ++i) {
-    if (plane_->stat_type(begin[i].metadata_index) == type) return XStatVisitor(plane_, begin + i);
+    if (plane_->stat_type(begin[i].metadata_index()) == type) return XStatVisitor(plane_, begin + i);
   }
   for (const Stat& s : plane_->raw().event_metadata[event_->metadata_index].stats) {
-    if (plane_->stat_type(s.metadata_index) == type) return XStatVisitor(plane_, &s);
+    if (plane_->stat_type(s.metadata_index()) == type) return XStatVisitor(plane_, &s);
   }
   return std::nullopt;
 }
@@ -89,10 +89,10 @@ std::optional<XStatVisitor> XEventVisitor::GetStatByName(absl::string_view name)
   if (!index) return std::nullopt;
   const Stat* begin = line_->stats.data() + event_->stats_begin;
   for (uint32_t i = 0; i < event_->stats_count; ++i) {
-    if (begin[i].metadata_index == *index) return XStatVisitor(plane_, begin + i);
+    if (begin[i].metadata_index() == *index) return XStatVisitor(plane_, begin + i);
   }
   for (const Stat& s : plane_->raw().event_metadata[event_->metadata_index].stats) {
-    if (s.metadata_index == *index) return XStatVisitor(plane_, &s);
+    if (s.metadata_index() == *index) return XStatVisitor(plane_, &s);
   }
   return std::nullopt;
 }
@@ -136,7 +136,7 @@ XPlaneVisitor::XPlaneVisitor(const XSpaceData* space, const Plane* plane, int64_
 
 std::optional<XStatVisitor> XPlaneVisitor::GetStat(StatType type) const {
   for (const Stat& s : plane_->stats) {
-    if (stat_types_[s.metadata_index] == type) return XStatVisitor(this, &s);
+    if (stat_types_[s.metadata_index()] == type) return XStatVisitor(this, &s);
   }
   return std::nullopt;
 }

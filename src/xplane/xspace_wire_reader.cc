@@ -194,6 +194,7 @@ struct RawStat {
   StatKind kind = StatKind::kNone;
   uint64_t bits = 0;  // Numeric value (double as bits).
   Span str;           // kStr, kBytes, kCompressedStr.
+  const uint8_t* at = nullptr;  // Where the XStat starts, for errors.
 };
 
 struct RawStatMetadata {
@@ -495,6 +496,7 @@ class WireParser {
 
 bool WireParser::ParseStat(const uint8_t* p, const uint8_t* end, int depth, RawStat* s) {
   if (depth < 0) return Fail(p, "nesting deeper than 100 levels");
+  s->at = p;
   // A str_value replaced by a later value is still checked, as protobuf does.
   auto replace_value = [&]() {
     if (s->kind == StatKind::kStr && !IsValidUtf8(s->str.view())) {
@@ -545,17 +547,24 @@ bool WireParser::ParseStat(const uint8_t* p, const uint8_t* end, int depth, RawS
 }
 
 bool WireParser::ResolveStat(const RawStat& raw, Stat* out) {
-  out->metadata_index = StatIndex(raw.metadata_id);
-  out->kind = raw.kind;
-  out->uint64_value = raw.bits;
+  const uint32_t index = StatIndex(raw.metadata_id);
+  if (__builtin_expect(index > Stat::kMaxStatMetadata, 0)) {
+    return Fail(raw.at, absl::StrCat("more than ", Stat::kMaxStatMetadata,
+                                     " stat metadata in one plane (the most tbprof holds)"));
+  }
+  out->set_metadata_index(index);
+  out->set_kind(raw.kind);
+  out->set_uint64_value(raw.bits);
   switch (raw.kind) {
-    case StatKind::kStr:
-      out->uint64_value = 0;
-      return InternUtf8(raw.str, "XStat.str_value", &out->str_id);
+    case StatKind::kStr: {
+      uint32_t id = 0;
+      if (!InternUtf8(raw.str, "XStat.str_value", &id)) return false;
+      out->set_str_id(id);
+      return true;
+    }
     case StatKind::kBytes:
     case StatKind::kCompressedStr:
-      out->uint64_value = 0;
-      out->str_id = Intern(raw.str);
+      out->set_str_id(Intern(raw.str));
       return true;
     default:
       return true;
@@ -855,6 +864,10 @@ bool WireParser::ParsePlane(Span span, int depth) {
   };
   last_per_key(stat_md);
   last_per_key(event_md);
+  if (stat_md.size() > Stat::kMaxStatMetadata) {
+    return Fail(span.p, absl::StrCat("more than ", Stat::kMaxStatMetadata,
+                                     " stat metadata in one plane (the most tbprof holds)"));
+  }
   plane.id = id;
   plane.name = Intern(name);
   int64_t max_key = -1;

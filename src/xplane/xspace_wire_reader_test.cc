@@ -38,23 +38,23 @@ absl::StatusOr<XSpaceData> ReferenceParse(absl::string_view bytes) {
 }
 
 std::string StatText(const Stat& s) {
-  return absl::StrCat("{md ", s.metadata_index, " kind ", static_cast<int>(s.kind), " value ",
-                      s.kind == StatKind::kStr || s.kind == StatKind::kBytes ||
-                              s.kind == StatKind::kCompressedStr
-                          ? s.str_id
-                          : s.uint64_value,
+  return absl::StrCat("{md ", s.metadata_index(), " kind ", static_cast<int>(s.kind()), " value ",
+                      s.kind() == StatKind::kStr || s.kind() == StatKind::kBytes ||
+                              s.kind() == StatKind::kCompressedStr
+                          ? s.str_id()
+                          : s.uint64_value(),
                       "}");
 }
 
 bool SameStat(const Stat& a, const Stat& b) {
-  if (a.metadata_index != b.metadata_index || a.kind != b.kind) return false;
-  switch (a.kind) {
+  if (a.metadata_index() != b.metadata_index() || a.kind() != b.kind()) return false;
+  switch (a.kind()) {
     case StatKind::kStr:
     case StatKind::kBytes:
     case StatKind::kCompressedStr:
-      return a.str_id == b.str_id;
+      return a.str_id() == b.str_id();
     default:
-      return a.uint64_value == b.uint64_value;
+      return a.uint64_value() == b.uint64_value();
   }
 }
 

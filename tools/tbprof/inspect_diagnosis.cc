@@ -105,8 +105,8 @@ bool HasHloProtos(const xplane::XSpaceData& space) {
   if (metadata == nullptr) return false;
   for (const xplane::EventMetadata& m : metadata->event_metadata) {
     for (const xplane::Stat& stat : m.stats) {
-      if (stat.metadata_index < metadata->stat_metadata.size() &&
-          space.strings.Get(metadata->stat_metadata[stat.metadata_index].name) == "Hlo Proto") {
+      if (stat.metadata_index() < metadata->stat_metadata.size() &&
+          space.strings.Get(metadata->stat_metadata[stat.metadata_index()].name) == "Hlo Proto") {
         return true;
       }
     }

@@ -89,17 +89,73 @@ class PlainInputStream : public InputStream {
   size_t prefix_pos_ = 0;
 };
 
-// Inflates gzip (and concatenated gzip members) from a file.
-class GzipInputStream : public InputStream {
+// What the gzip streams below share: the compressed input read from the file
+// in 1 MiB pieces, the end and truncation of the stream, the limit on the
+// inflated size, and the wording of their errors.
+class GzipStreamBase : public InputStream {
  public:
-  GzipInputStream(std::unique_ptr<FileReader> file, std::string prefix,
-                  const InputStreamOptions& options)
+  uint64_t file_size() const override { return file_->size(); }
+  bool is_gzip() const override { return true; }
+  const std::string& path() const override { return file_->path(); }
+
+ protected:
+  GzipStreamBase(std::unique_ptr<FileReader> file, const std::string& prefix,
+                 const InputStreamOptions& options)
       : file_(std::move(file)), options_(options), in_(1 << 20) {
-    std::memset(&zs_, 0, sizeof(zs_));
     std::memcpy(in_.data(), prefix.data(), prefix.size());
+    compressed_seen_ = prefix.size();
+  }
+
+  // Reads the next piece of compressed input into in_; returns its size.
+  // 0 is a clean end (after a complete member; finished_ is then set); input
+  // that ends inside a member is kDataLoss.
+  absl::StatusOr<size_t> ReadCompressed() {
+    TBPROF_ASSIGN_OR_RETURN(size_t n, file_->Read(in_.data(), in_.size()));
+    if (n == 0) {
+      if (member_started_) {
+        return absl::DataLossError(absl::StrCat(path(), ": truncated gzip: input ends at byte ",
+                                                compressed_seen_,
+                                                " in the middle of a compressed stream"));
+      }
+      finished_ = true;
+    }
+    compressed_seen_ += n;
+    return n;
+  }
+  absl::Status Corrupt(uint64_t unread_input, absl::string_view reason) const {
+    return absl::DataLossError(absl::StrCat(path(), ": corrupt gzip data at compressed byte ",
+                                            compressed_seen_ - unread_input, ": ", reason));
+  }
+  // Counts bytes handed out; kResourceExhausted past max_inflated_bytes.
+  absl::Status CountInflated(size_t produced) {
+    inflated_ += produced;
+    if (options_.max_inflated_bytes != 0 && inflated_ > options_.max_inflated_bytes) {
+      return absl::ResourceExhaustedError(absl::StrCat(
+          path(), ": gzip stream inflates past the limit of ", options_.max_inflated_bytes,
+          " bytes (possible gzip bomb); raise it with --max-inflated-bytes if the file is "
+          "genuine"));
+    }
+    return absl::OkStatus();
+  }
+
+  std::unique_ptr<FileReader> file_;
+  InputStreamOptions options_;
+  std::vector<char> in_;
+  bool finished_ = false;
+  bool member_started_ = false;  // Inside a member whose end was not seen yet.
+  uint64_t compressed_seen_ = 0;
+  uint64_t inflated_ = 0;
+};
+
+// Inflates gzip (and concatenated gzip members) from a file with zlib.
+class GzipInputStream : public GzipStreamBase {
+ public:
+  GzipInputStream(std::unique_ptr<FileReader> file, const std::string& prefix,
+                  const InputStreamOptions& options)
+      : GzipStreamBase(std::move(file), prefix, options) {
+    std::memset(&zs_, 0, sizeof(zs_));
     zs_.next_in = reinterpret_cast<Bytef*>(in_.data());
     zs_.avail_in = static_cast<uInt>(prefix.size());
-    compressed_seen_ = prefix.size();
     // 16 + MAX_WBITS: gzip wrapper only.
     init_ok_ = inflateInit2(&zs_, 16 + MAX_WBITS) == Z_OK;
   }
@@ -108,21 +164,13 @@ class GzipInputStream : public InputStream {
   absl::StatusOr<size_t> Read(char* buffer, size_t capacity) override {
     if (!init_ok_) return absl::InternalError(absl::StrCat(path(), ": zlib init failed"));
     if (finished_) return 0;
+    const uInt requested = static_cast<uInt>(std::min<size_t>(capacity, 1u << 30));
     zs_.next_out = reinterpret_cast<Bytef*>(buffer);
-    zs_.avail_out = static_cast<uInt>(std::min<size_t>(capacity, 1u << 30));
+    zs_.avail_out = requested;
     while (zs_.avail_out > 0) {
       if (zs_.avail_in == 0) {
-        TBPROF_ASSIGN_OR_RETURN(size_t n, file_->Read(in_.data(), in_.size()));
-        if (n == 0) {
-          if (!member_started_) {  // Clean end after a complete member.
-            finished_ = true;
-            break;
-          }
-          return absl::DataLossError(absl::StrCat(
-              path(), ": truncated gzip: input ends at byte ", compressed_seen_,
-              " in the middle of a compressed stream"));
-        }
-        compressed_seen_ += n;
+        TBPROF_ASSIGN_OR_RETURN(size_t n, ReadCompressed());
+        if (n == 0) break;
         zs_.next_in = reinterpret_cast<Bytef*>(in_.data());
         zs_.avail_in = static_cast<uInt>(n);
       }
@@ -138,37 +186,18 @@ class GzipInputStream : public InputStream {
       }
       if (rc == Z_BUF_ERROR && zs_.avail_in == 0) continue;  // Needs input.
       if (rc != Z_OK) {
-        uint64_t offset = compressed_seen_ - zs_.avail_in;
-        return absl::DataLossError(absl::StrCat(
-            path(), ": corrupt gzip data at compressed byte ", offset, ": ",
-            zs_.msg != nullptr ? zs_.msg : "inflate failed"));
+        return Corrupt(zs_.avail_in, zs_.msg != nullptr ? zs_.msg : "inflate failed");
       }
     }
-    size_t produced = capacity - zs_.avail_out;
-    inflated_ += produced;
-    if (options_.max_inflated_bytes != 0 && inflated_ > options_.max_inflated_bytes) {
-      return absl::ResourceExhaustedError(absl::StrCat(
-          path(), ": gzip stream inflates past the limit of ",
-          options_.max_inflated_bytes, " bytes (possible gzip bomb); raise it with "
-          "--max-inflated-bytes if the file is genuine"));
-    }
+    const size_t produced = requested - zs_.avail_out;
+    TBPROF_RETURN_IF_ERROR(CountInflated(produced));
     return produced;
   }
   uint64_t file_bytes_consumed() const override { return compressed_seen_ - zs_.avail_in; }
-  uint64_t file_size() const override { return file_->size(); }
-  bool is_gzip() const override { return true; }
-  const std::string& path() const override { return file_->path(); }
 
  private:
-  std::unique_ptr<FileReader> file_;
-  InputStreamOptions options_;
-  std::vector<char> in_;
   z_stream zs_;
   bool init_ok_ = false;
-  bool finished_ = false;
-  bool member_started_ = false;
-  uint64_t compressed_seen_ = 0;
-  uint64_t inflated_ = 0;
 };
 
 #if defined(TBPROF_HAVE_ISAL)
@@ -197,20 +226,16 @@ const char* IsalInflateError(int rc) {
 // GzipInputStream's contract with Intel ISA-L's inflater, about 3x faster
 // than zlib's (its CRC-32 alone is several times faster). Same reads, same
 // errors (messages in zlib's words), same offsets.
-class IsalGzipInputStream : public InputStream {
+class IsalGzipInputStream : public GzipStreamBase {
  public:
-  IsalGzipInputStream(std::unique_ptr<FileReader> file, std::string prefix,
+  IsalGzipInputStream(std::unique_ptr<FileReader> file, const std::string& prefix,
                       const InputStreamOptions& options)
-      : file_(std::move(file)),
-        options_(options),
-        in_(1 << 20),
+      : GzipStreamBase(std::move(file), prefix, options),
         state_(std::make_unique<inflate_state>()) {
-    std::memcpy(in_.data(), prefix.data(), prefix.size());
     isal_inflate_init(state_.get());
     state_->crc_flag = ISAL_GZIP;
-    state_->next_in = in_.data();
+    state_->next_in = reinterpret_cast<uint8_t*>(in_.data());
     state_->avail_in = static_cast<uint32_t>(prefix.size());
-    compressed_seen_ = prefix.size();
   }
 
   absl::StatusOr<size_t> Read(char* buffer, size_t capacity) override {
@@ -226,53 +251,23 @@ class IsalGzipInputStream : public InputStream {
         state_->crc_flag = ISAL_GZIP;
       }
       if (state_->avail_in == 0) {
-        TBPROF_ASSIGN_OR_RETURN(size_t n,
-                                file_->Read(reinterpret_cast<char*>(in_.data()), in_.size()));
-        if (n == 0) {
-          if (!member_started_) {  // Clean end after a complete member.
-            finished_ = true;
-            break;
-          }
-          return absl::DataLossError(absl::StrCat(
-              path(), ": truncated gzip: input ends at byte ", compressed_seen_,
-              " in the middle of a compressed stream"));
-        }
-        compressed_seen_ += n;
-        state_->next_in = in_.data();
+        TBPROF_ASSIGN_OR_RETURN(size_t n, ReadCompressed());
+        if (n == 0) break;
+        state_->next_in = reinterpret_cast<uint8_t*>(in_.data());
         state_->avail_in = static_cast<uint32_t>(n);
       }
       member_started_ = true;
       int rc = isal_inflate(state_.get());
-      if (rc < 0 || rc == ISAL_NEED_DICT) {
-        uint64_t offset = compressed_seen_ - state_->avail_in;
-        return absl::DataLossError(absl::StrCat(path(), ": corrupt gzip data at compressed byte ",
-                                                offset, ": ", IsalInflateError(rc)));
-      }
+      if (rc < 0 || rc == ISAL_NEED_DICT) return Corrupt(state_->avail_in, IsalInflateError(rc));
     }
-    size_t produced = requested - state_->avail_out;
-    inflated_ += produced;
-    if (options_.max_inflated_bytes != 0 && inflated_ > options_.max_inflated_bytes) {
-      return absl::ResourceExhaustedError(absl::StrCat(
-          path(), ": gzip stream inflates past the limit of ",
-          options_.max_inflated_bytes, " bytes (possible gzip bomb); raise it with "
-          "--max-inflated-bytes if the file is genuine"));
-    }
+    const size_t produced = requested - state_->avail_out;
+    TBPROF_RETURN_IF_ERROR(CountInflated(produced));
     return produced;
   }
   uint64_t file_bytes_consumed() const override { return compressed_seen_ - state_->avail_in; }
-  uint64_t file_size() const override { return file_->size(); }
-  bool is_gzip() const override { return true; }
-  const std::string& path() const override { return file_->path(); }
 
  private:
-  std::unique_ptr<FileReader> file_;
-  InputStreamOptions options_;
-  std::vector<uint8_t> in_;
   std::unique_ptr<inflate_state> state_;  // ~40 KB: on the heap.
-  bool finished_ = false;
-  bool member_started_ = false;
-  uint64_t compressed_seen_ = 0;
-  uint64_t inflated_ = 0;
 };
 #endif  // TBPROF_HAVE_ISAL
 

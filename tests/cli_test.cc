@@ -517,5 +517,86 @@ TEST_F(CliTest, InspectBadInput) {
   EXPECT_THAT(r.err, AllOf(StartsWith("tbprof: error: "), HasSubstr("empty.xplane.pb")));
 }
 
+// `convert --force` into a run that holds a host split for TensorBoard:
+// parts of that host the new conversion does not write are removed, and
+// nothing of other hosts. The ResNet-50 sample (6 steps, ~3.2 MB) splits
+// into 3 runs at a budget of 140 MiB, into 2 at 160 MiB, and not at 8192.
+TEST_F(CliTest, ForceRemovesStalePartRunsOfTheHostsItRewrites) {
+  SKIP_WITHOUT_TESTDATA();
+  const std::string trace =
+      kTestdata + "/kineto/resnet50_v100_dataloader_workers0.pt.trace.json.gz";
+  auto convert = [&](const std::string& host, const std::string& budget, bool force) {
+    std::vector<std::string> args = {"convert", trace,   "--logdir", logdir_, "--run", "r",
+                                     "--host",  host,    "--no-views", "--quiet",
+                                     "--tensorboard-budget-mb", budget};
+    if (force) args.push_back("--force");
+    return Run(args);
+  };
+  for (const char* host : {"a", "b"}) {
+    RunResult r = convert(host, "140", false);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_THAT(r.err, HasSubstr("split into 3 runs of 2 steps each (r_part1..3)"));
+  }
+  // Without --force nothing changes: the host exists.
+  RunResult r = convert("a", "160", false);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("--force"));
+  EXPECT_TRUE(Exists(RunDir("r_part3") + "/a.xplane.pb"));
+
+  // 3 parts -> 2: a's third part goes, b's stay.
+  r = convert("a", "160", true);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("split into 2 runs of 3 steps each (r_part1..2)"));
+  EXPECT_TRUE(Exists(RunDir("r_part1") + "/a.xplane.pb"));
+  EXPECT_TRUE(Exists(RunDir("r_part2") + "/a.xplane.pb"));
+  EXPECT_FALSE(Exists(RunDir("r_part3") + "/a.xplane.pb"));
+  for (const char* part : {"r_part1", "r_part2", "r_part3"}) {
+    EXPECT_TRUE(Exists(RunDir(part) + "/b.xplane.pb")) << part;
+  }
+
+  // Unsplit: every part of a goes; a is whole in r; b untouched. Not
+  // --quiet: the removals are reported.
+  r = Run({"convert", trace, "--logdir", logdir_, "--run", "r", "--host", "a", "--no-views",
+           "--force"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("removed stale " + RunDir("r_part1") + "/a.xplane.pb (--force)"));
+  EXPECT_TRUE(Exists(RunDir("r") + "/a.xplane.pb"));
+  for (const char* part : {"r_part1", "r_part2", "r_part3"}) {
+    EXPECT_FALSE(Exists(RunDir(part) + "/a.xplane.pb")) << part;
+    EXPECT_TRUE(Exists(RunDir(part) + "/b.xplane.pb")) << part;
+  }
+
+  // b split -> unsplit: its part runs become empty and are removed; the
+  // stale whole file of a split host goes too (a split again).
+  r = convert("b", "8192", true);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(Exists(RunDir("r") + "/b.xplane.pb"));
+  EXPECT_FALSE(Exists(RunDir("r_part1")));
+  EXPECT_FALSE(Exists(RunDir("r_part3")));
+  r = convert("a", "160", true);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_FALSE(Exists(RunDir("r") + "/a.xplane.pb"));
+  EXPECT_TRUE(Exists(RunDir("r") + "/b.xplane.pb"));
+  EXPECT_TRUE(Exists(RunDir("r_part2") + "/a.xplane.pb"));
+}
+
+// An error before publishing leaves the old parts (the new run is never
+// published, so nothing is removed).
+TEST_F(CliTest, ForceThatFailsLeavesTheOldParts) {
+  SKIP_WITHOUT_TESTDATA();
+  const std::string trace =
+      kTestdata + "/kineto/resnet50_v100_dataloader_workers0.pt.trace.json.gz";
+  RunResult r = Run({"convert", trace, "--logdir", logdir_, "--run", "r", "--host", "a",
+                     "--no-views", "--quiet", "--tensorboard-budget-mb", "140"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  WriteFile(dir_ + "/bad.json", "{\"traceEvents\": [");
+  r = Run({"convert", dir_ + "/bad.json", "--logdir", logdir_, "--run", "r", "--host", "a",
+           "--force", "--no-views", "--quiet"});
+  EXPECT_EQ(r.exit_code, 1);
+  for (const char* part : {"r_part1", "r_part2", "r_part3"}) {
+    EXPECT_TRUE(Exists(RunDir(part) + "/a.xplane.pb")) << part;
+  }
+}
+
 }  // namespace
 }  // namespace tbprof

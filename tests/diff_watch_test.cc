@@ -551,6 +551,56 @@ TEST_F(DiffWatchTest, WatchFailsWhenTheDirectoryDisappears) {
   EXPECT_THAT(ListFiles(logdir_), IsEmpty());
 }
 
+// A file too large for the TensorBoard budget is split into part runs as
+// by convert (the ResNet-50 sample: 3 runs of 2 steps at 140 MiB), and is
+// found in them on the next start.
+TEST_F(DiffWatchTest, WatchSplitsAFileTooLargeForTensorBoard) {
+  SKIP_WITHOUT_TESTDATA();
+  CopyFile(kResnet0, traces_ + "/model.json.gz");
+  RunResult r = Run({"watch", traces_, "--logdir", logdir_, "--once", "--settle", "0.1",
+                     "--tensorboard-budget-mb", "140"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("split into 3 runs of 2 steps each (model_part1..3)"));
+  EXPECT_THAT(r.out, HasSubstr("model_part1..3/"));
+  std::vector<std::string> xplanes = XPlaneFiles(logdir_);
+  ASSERT_THAT(xplanes, SizeIs(3));
+  EXPECT_THAT(xplanes[0], StartsWith("plugins/profile/model_part1/"));
+  EXPECT_THAT(xplanes[2], StartsWith("plugins/profile/model_part3/"));
+  // The views of the whole trace stay in the run without _part.
+  bool views_in_main_run = false;
+  for (const std::string& f : ListFiles(logdir_)) {
+    if (absl::StartsWith(f, "plugins/profile/model/") &&
+        absl::EndsWith(f, ".overview_page.pb")) {
+      views_in_main_run = true;
+    }
+  }
+  EXPECT_TRUE(views_in_main_run);
+  ExpectNoHiddenFiles(logdir_);
+
+  r = Run({"watch", traces_, "--logdir", logdir_, "--once", "--settle", "0.1",
+           "--tensorboard-budget-mb", "140"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("0 converted, 1 already in the logdir, 0 bad"));
+
+  // --quiet: the paths of the parts on stdout, the split on stderr.
+  CopyFile(kResnet0, traces_ + "/other.json.gz");
+  r = Run({"watch", traces_, "--logdir", logdir_, "--once", "--settle", "0.1", "--quiet",
+           "--no-views", "--tensorboard-budget-mb", "140"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(Lines(r.out), SizeIs(3)) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("/plugins/profile/other_part2/"));
+  EXPECT_THAT(r.err, HasSubstr("split into 3 runs of 2 steps each (other_part1..3)"));
+
+  // The default budget keeps it whole; 0 never splits.
+  std::remove((traces_ + "/model.json.gz").c_str());
+  std::remove((traces_ + "/other.json.gz").c_str());
+  CopyFile(kResnet0, traces_ + "/whole.json.gz");
+  r = Run({"watch", traces_, "--logdir", logdir_, "--once", "--settle", "0.1", "--no-views"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, Not(HasSubstr("split")));
+  EXPECT_THAT(r.out, HasSubstr("/plugins/profile/whole/"));
+}
+
 TEST_F(DiffWatchTest, WatchUsageErrors) {
   RunResult r = Run({"watch", traces_});
   EXPECT_EQ(r.exit_code, 2);
@@ -560,6 +610,9 @@ TEST_F(DiffWatchTest, WatchUsageErrors) {
   EXPECT_THAT(r.err, HasSubstr(dir_ + "/missing: cannot watch"));
   r = Run({"watch", traces_, "--logdir", logdir_, "--settle", "soon"});
   EXPECT_EQ(r.exit_code, 2);
+  r = Run({"watch", traces_, "--logdir", logdir_, "--tensorboard-budget-mb", "-1"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("--tensorboard-budget-mb"));
 }
 
 }  // namespace

@@ -32,8 +32,10 @@ absl::StatusOr<std::vector<std::string>> ConvertAndPublishCaptures(
                                               " does not convert: ", loaded.status().message()));
     }
     const std::string host = HostNameForCapture(location.host, capture, captures.size());
+    // The trace-viewer JSON streams into its staged file, as in convert;
+    // the job ends (Finish() or its destructor) before `writer`.
     std::unique_ptr<views::PrecomputedViewsJob> views_job =
-        views::PrecomputedViewsJob::Start(loaded->space);
+        views::PrecomputedViewsJob::StartStaging(loaded->space, host, writer->get());
     absl::StatusOr<std::string> path = (*writer)->StageXSpace(host, loaded->space);
     if (!path.ok()) return path.status();
     written.push_back(*path);

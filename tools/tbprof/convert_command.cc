@@ -2,9 +2,7 @@
 #include <sys/stat.h>
 
 #include <cstdio>
-#include <map>
 #include <memory>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -13,10 +11,10 @@
 #include "src/base/phase_timings.h"
 #include "src/base/progress.h"
 #include "src/logdir/profile_logdir.h"
-#include "src/xplane/xspace_split.h"
 #include "tools/tbprof/commands.h"
 #include "tools/tbprof/convert_malloc.h"
 #include "tools/tbprof/convert_split.h"
+#include "tools/tbprof/convert_split_stage.h"
 #include "tools/tbprof/convert_summary.h"
 #include "tools/tbprof/flags.h"
 #include "tools/tbprof/inspect_diagnosis.h"
@@ -58,7 +56,9 @@ Flags:
   --host NAME              host name; only with a single input file (default:
                            the host name or rank the trace names, else the file
                            name without its suffixes)
-  --force                  replace existing host files of the run
+  --force                  replace existing host files of the run, and remove
+                           the files of these hosts that an earlier split
+                           left in runs RUN_partK and this one does not write
   --max-events N           fail if one input has more than N trace events
                            (0 = no limit)
   --max-inflated-bytes N   fail if a gzip input inflates past N bytes, e.g. 16G
@@ -188,8 +188,9 @@ int RunConvert(const std::vector<std::string>& args) {
   if (flags.threads < 0 || flags.threads > 256) {
     return ReportUsageError(kName, "--threads must be between 0 (automatic) and 256");
   }
-  if (flags.tensorboard_budget_mb < 0) {
-    return ReportUsageError(kName, "--tensorboard-budget-mb must be >= 0 (0 = never split)");
+  if (std::string error = CheckTensorBoardBudgetFlag(flags.tensorboard_budget_mb);
+      !error.empty()) {
+    return ReportUsageError(kName, error);
   }
   absl::StatusOr<converters::StepsMode> parsed_steps = converters::ParseStepsMode(flags.steps);
   if (!parsed_steps.ok()) {
@@ -224,13 +225,12 @@ int RunConvert(const std::vector<std::string>& args) {
   std::vector<HostReport> reports;
   // A host too large for TensorBoard in one file goes to runs <run>_partK,
   // one writer per run, all published with the main run.
-  const uint64_t budget_bytes = static_cast<uint64_t>(flags.tensorboard_budget_mb) << 20;
-  const uint64_t max_file_bytes =
-      budget_bytes == 0
-          ? 0
-          : MaxXPlaneBytesForBudget(budget_bytes, static_cast<int64_t>(files->size()));
-  std::map<std::string, std::unique_ptr<logdir::RunWriter>> part_writers;
+  TensorBoardBudget budget;
+  budget.budget_mb = flags.tensorboard_budget_mb;
+  budget.hosts_in_run = static_cast<int64_t>(files->size());
+  PartRunWriters part_writers(flags.logdir, run, writer_options);
   std::vector<SplitReport> splits;
+  std::vector<std::string> split_hosts;
   for (size_t i = 0; i < files->size(); ++i) {
     const std::string& path = (*files)[i];
     ProgressReporter::Options progress_options;
@@ -286,69 +286,14 @@ int RunConvert(const std::vector<std::string>& args) {
     report.json_summary = std::move(loaded->json_summary);
     report.raw_summary = std::move(loaded->raw_summary);
     report.diagnosis = std::move(diagnosis);
-    std::optional<xplane::XSpaceSplit> split;
-    uint64_t whole_bytes = 0;
-    if (max_file_bytes > 0) {
-      ScopedPhase phase(timings, "estimate TensorBoard memory");
-      whole_bytes = xplane::EstimateXSpaceWireBytes(loaded->space);
-      if (whole_bytes > max_file_bytes) {
-        split = xplane::XSpaceSplit::Plan(loaded->space, max_file_bytes);
-        if (split->num_parts() < 2) split.reset();  // Nothing to cut at: one file.
-      }
-    }
-    if (!split) {
-      absl::StatusOr<std::string> output;
-      {
-        ScopedPhase phase(timings, "write xplane.pb");
-        output = (*writer)->StageXSpace(report.host, loaded->space);
-      }
-      if (!output.ok()) return ReportFailure(output.status());
-      report.output_path = *output;
-      report.output_bytes = (*writer)->staged_files().back().bytes;
-      if (max_file_bytes > 0 && report.output_bytes > max_file_bytes) {
-        std::fprintf(stderr,
-                     "tbprof: warning: %s (%s) may need more than the TensorBoard budget "
-                     "(--tensorboard-budget-mb %lld) and has nothing to split it at\n",
-                     report.output_path.c_str(), FormatBytes(report.output_bytes).c_str(),
-                     static_cast<long long>(flags.tensorboard_budget_mb));
-      }
-    } else {
-      ScopedPhase phase(timings, "split + write xplane.pb parts");
-      SplitReport split_report;
-      split_report.host = report.host;
-      split_report.whole_bytes = whole_bytes;
-      split_report.budget_bytes = budget_bytes;
-      split_report.by_steps = split->by_steps();
-      split_report.steps_per_part = split->steps_per_part();
-      for (size_t k = 0; k < split->num_parts(); ++k) {
-        const std::string part_run = PartRunName(run, k, split->num_parts());
-        std::unique_ptr<logdir::RunWriter>& part_writer = part_writers[part_run];
-        if (part_writer == nullptr) {
-          absl::StatusOr<std::unique_ptr<logdir::RunWriter>> opened =
-              logdir::RunWriter::Open(flags.logdir, part_run, writer_options);
-          if (!opened.ok()) return ReportFailure(opened.status());
-          part_writer = std::move(*opened);
-        }
-        absl::StatusOr<std::string> output;
-        {
-          // One part in memory at a time, holding only its own events.
-          xplane::XSpaceData part = split->ExtractPart(k);
-          output = part_writer->StageXSpace(report.host, part);
-        }
-        if (!output.ok()) return ReportFailure(output.status());
-        SplitReport::Part& part = split_report.parts.emplace_back();
-        part.run = part_run;
-        part.path = *output;
-        part.bytes = part_writer->staged_files().back().bytes;
-        part.plan = split->parts()[k];
-        report.output_bytes += part.bytes;
-      }
-      report.output_path = logdir::HostFilePath(
-          logdir::RunDirectory(flags.logdir,
-                               absl::StrCat(PartRunName(run, 0, split->num_parts()), "..",
-                                            split->num_parts())),
-          logdir::SanitizeHostName(report.host));
-      splits.push_back(std::move(split_report));
+    absl::StatusOr<StagedHostXSpace> xspace =
+        StageHostXSpace(loaded->space, report.host, budget, writer->get(), &part_writers, timings);
+    if (!xspace.ok()) return ReportFailure(xspace.status());
+    report.output_path = xspace->output_path;
+    report.output_bytes = xspace->bytes;
+    if (xspace->split) {
+      split_hosts.push_back(report.host);
+      splits.push_back(std::move(*xspace->split));
     }
     if (views_job != nullptr) {
       // Precomputed views for plugins <= 2.19, published with the xplane.pb.
@@ -374,18 +319,22 @@ int RunConvert(const std::vector<std::string>& args) {
     }
     reports.push_back(std::move(report));
   }
+  StaleFilesRemoved stale;
   {
     ScopedPhase phase(timings, "publish");
-    // Parts first: should the main run then fail to publish, the parts
-    // published are complete and open on their own (each file is atomic).
-    for (auto& [part_run, part_writer] : part_writers) {
-      if (absl::Status status = part_writer->Publish(); !status.ok()) return ReportFailure(status);
-    }
-    if ((*writer)->staged_files().empty() && !part_writers.empty()) {
-      (*writer)->Abort();  // Every host was split, no views: no empty <run>.
-    } else if (absl::Status status = (*writer)->Publish(); !status.ok()) {
+    std::vector<std::string> hosts;
+    for (const HostReport& report : reports) hosts.push_back(report.host);
+    // With --force, also removes what an earlier conversion of these hosts
+    // left in part runs that this one did not write.
+    if (absl::Status status =
+            PublishRunWithParts(writer->get(), &part_writers, hosts, split_hosts, &stale);
+        !status.ok()) {
       return ReportFailure(status);
     }
+  }
+  if (!flags.quiet || !stale.status.ok()) {
+    if (flags.quiet) stale.removed = {};  // Only the warning.
+    std::fputs(FormatStaleFilesRemoved(stale).c_str(), stderr);
   }
   if (timings != nullptr) {
     total_phase.Stop();

@@ -12,6 +12,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "tools/tbprof/commands.h"
+#include "tools/tbprof/convert_split_stage.h"
 #include "tools/tbprof/flags.h"
 #include "tools/tbprof/watch_files.h"
 #include "tools/tbprof/watch_loop.h"
@@ -67,6 +68,10 @@ Flags:
   --steps MODE               auto (default), markers, infer or none (see
                              convert --help)
   --no-views                 skip the precomputed view files for old plugins
+  --tensorboard-budget-mb N  split a file that TensorBoard would need more
+                             than N MiB of RAM to open into runs RUN_part1,
+                             RUN_part2, ... as convert does (default 8192;
+                             0 = never split); each file is judged alone
   --max-events N             fail a file with more than N events (0 = no limit)
   --max-inflated-bytes N     fail a gzip file that inflates past N bytes
   --max-memory-mb N          fail a file when memory use passes N MB
@@ -74,7 +79,8 @@ Flags:
   -h, --help                 this text
 
 Output: one line per file on stdout ("converted", "already in the logdir");
-bad files on stderr ("tbprof: error: FILE: ... (skipped)").
+bad files on stderr ("tbprof: error: FILE: ... (skipped)"). A file split for
+TensorBoard is reported as convert reports it (its parts, one per run).
 
 Exit status: 0 stopped by a signal, or --once with no bad file; 1 DIR
 disappears or cannot be read, LOGDIR cannot be written, or --once found a
@@ -99,6 +105,7 @@ struct WatchFlags {
   uint64_t max_inflated_bytes = kAutoLimit;
   int64_t max_memory_mb = -1;
   bool quiet = false;
+  int64_t tensorboard_budget_mb = kDefaultTensorBoardBudgetMb;
 };
 
 int RunWatch(const std::vector<std::string>& args) {
@@ -116,6 +123,7 @@ int RunWatch(const std::vector<std::string>& args) {
   flag_set.ByteSize("max-inflated-bytes", &flags.max_inflated_bytes);
   flag_set.Int64("max-memory-mb", &flags.max_memory_mb);
   flag_set.Bool("quiet", &flags.quiet);
+  flag_set.Int64("tensorboard-budget-mb", &flags.tensorboard_budget_mb);
   std::vector<std::string> positional;
   if (absl::Status status = flag_set.Parse(args, &positional); !status.ok()) {
     return ReportUsageError(kName, status.message());
@@ -125,6 +133,10 @@ int RunWatch(const std::vector<std::string>& args) {
                                                 positional.size()));
   }
   if (flags.logdir.empty()) return ReportUsageError(kName, "--logdir is required");
+  if (std::string error = CheckTensorBoardBudgetFlag(flags.tensorboard_budget_mb);
+      !error.empty()) {
+    return ReportUsageError(kName, error);
+  }
   int64_t durations[4];
   const std::pair<const char*, const std::string*> duration_flags[4] = {
       {"--settle", &flags.settle},
@@ -152,6 +164,7 @@ int RunWatch(const std::vector<std::string>& args) {
   convert.load.max_memory_bytes =
       flags.max_memory_mb < 0 ? kAutoLimit : static_cast<uint64_t>(flags.max_memory_mb) << 20;
   convert.views = !flags.no_views;
+  convert.tensorboard_budget_mb = flags.tensorboard_budget_mb;
 
   std::string dir = positional[0];
   while (dir.size() > 1 && dir.back() == '/') dir.pop_back();

@@ -2,10 +2,12 @@
 
 #include <memory>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "converters/views/all_views.h"
 #include "src/logdir/profile_logdir.h"
+#include "tools/tbprof/convert_split_stage.h"
 #include "tools/tbprof/inspect_diagnosis.h"
 
 namespace tbprof::cli {
@@ -43,17 +45,31 @@ absl::StatusOr<ConvertIntoRunResult> ConvertIntoRun(const std::string& path,
   HostNamer namer;
   result.host = host.empty() ? namer.Pick(loaded->host_hint, loaded->rank, path)
                              : namer.Pick(host, -1, path);
+  // Declared after the writers: destroyed before them.
+  PartRunWriters parts(logdir, run, {});
   std::unique_ptr<views::PrecomputedViewsJob> views_job;
-  if (options.views) views_job = views::PrecomputedViewsJob::Start(loaded->space);
-  absl::StatusOr<std::string> output = (*writer)->StageXSpace(result.host, loaded->space);
-  if (!output.ok()) return output.status();  // ~RunWriter removes what was staged.
-  result.output_path = *output;
+  // The trace-viewer JSON streams into its staged file, as in convert.
+  if (options.views) {
+    views_job = views::PrecomputedViewsJob::StartStaging(loaded->space, result.host, writer->get());
+  }
+  TensorBoardBudget budget;
+  budget.budget_mb = options.tensorboard_budget_mb;
+  absl::StatusOr<StagedHostXSpace> xspace =
+      StageHostXSpace(loaded->space, result.host, budget, writer->get(), &parts);
+  if (!xspace.ok()) return xspace.status();  // The writers remove what was staged.
+  result.output_path = xspace->output_path;
+  result.split = std::move(xspace->split);
   if (views_job != nullptr) {
     // As convert: views that cannot be computed only cost the legacy files.
     absl::Status status = views_job->Finish(result.host, writer->get());
     if (!status.ok() && status.code() != absl::StatusCode::kInvalidArgument) return status;
   }
-  if (absl::Status status = (*writer)->Publish(); !status.ok()) return status;
+  std::vector<std::string> split_hosts;
+  if (result.split) split_hosts.push_back(result.host);
+  if (absl::Status status = PublishRunWithParts(writer->get(), &parts, {result.host}, split_hosts);
+      !status.ok()) {
+    return status;
+  }
   *failure = ConvertFailure::kNone;
   return result;
 }

@@ -16,7 +16,9 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "src/logdir/part_runs.h"
 #include "src/logdir/profile_logdir.h"
+#include "tools/tbprof/convert_split.h"
 #include "tools/tbprof/watch_files.h"
 #include "tools/tbprof/watch_runs.h"
 
@@ -161,9 +163,7 @@ class Watcher {
     const bool was_waiting = waiting_.erase(name) > 0;
     const std::string path = absl::StrCat(dir_, dir_.back() == '/' ? "" : "/", name);
     const RunPlacement placement = grouper_.Place(name);
-    if (!placement.host.empty() &&
-        Exists(logdir::HostFilePath(logdir::RunDirectory(flags_.logdir, placement.run),
-                                    placement.host))) {
+    if (!placement.host.empty() && HostInLogdir(placement)) {
       tracker_.MarkDone(name);
       ++counts_.already;
       if (!flags_.quiet) {
@@ -190,12 +190,20 @@ class Watcher {
     if (result.ok()) {
       tracker_.MarkDone(name);
       ++counts_.converted;
-      if (flags_.quiet) {
+      // A split host is reported as by `tbprof convert`.
+      if (flags_.quiet && result->split) {
+        std::fflush(stdout);
+        std::fprintf(stderr, "tbprof: %s\n", FormatSplitOneLine(*result->split).c_str());
+        for (const SplitReport::Part& part : result->split->parts) {
+          std::printf("%s\n", part.path.c_str());
+        }
+      } else if (flags_.quiet) {
         std::printf("%s\n", result->output_path.c_str());
       } else {
         std::printf("converted %s -> %s (%lld events; %s)\n", name.c_str(),
                     result->output_path.c_str(), static_cast<long long>(result->events),
                     result->steps_message.empty() ? "no steps" : result->steps_message.c_str());
+        if (result->split) std::fputs(FormatSplitReports({*result->split}).c_str(), stdout);
       }
       std::fflush(stdout);
       return absl::OkStatus();
@@ -239,6 +247,25 @@ class Watcher {
     std::replace(message.begin(), message.end(), '\n', ' ');
     std::fprintf(stderr, "tbprof: error: %s (skipped)\n", message.c_str());
     return absl::OkStatus();
+  }
+
+  // Whether the host file of `placement` is in its run, or in one of the
+  // part runs of its run (a host split for TensorBoard).
+  bool HostInLogdir(const RunPlacement& placement) const {
+    if (Exists(logdir::HostFilePath(logdir::RunDirectory(flags_.logdir, placement.run),
+                                    placement.host))) {
+      return true;
+    }
+    absl::StatusOr<std::vector<std::string>> part_runs =
+        logdir::ListPartRuns(flags_.logdir, placement.run);
+    if (!part_runs.ok()) return false;  // Converting will say what is wrong.
+    for (const std::string& part_run : *part_runs) {
+      if (Exists(logdir::HostFilePath(logdir::RunDirectory(flags_.logdir, part_run),
+                                      placement.host))) {
+        return true;
+      }
+    }
+    return false;
   }
 
   static bool Exists(const std::string& path) {

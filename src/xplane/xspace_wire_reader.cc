@@ -6,9 +6,15 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
+#include <chrono>
+#include <condition_variable>
 #include <cstring>
 #include <limits>
+#include <memory>
+#include <mutex>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -115,6 +121,15 @@ void XSpaceInput::ReleaseBefore(uint64_t offset) {
   if (end <= released_) return;
   ::madvise(data_ + released_, end - released_, MADV_DONTNEED);
   released_ = end;
+}
+
+void XSpaceInput::ReleaseRange(uint64_t begin, uint64_t end) const {
+  if (storage_ == Storage::kBorrowed || data_ == nullptr) return;
+  const uint64_t page = PageSize();
+  begin = (begin + page - 1) / page * page;
+  end = std::min(end, size_) / page * page;
+  if (end <= begin) return;
+  ::madvise(data_ + begin, end - begin, MADV_DONTNEED);
 }
 
 // ---- UTF-8 -------------------------------------------------------------------------------------
@@ -240,6 +255,58 @@ class IdIndex {
   absl::flat_hash_map<int64_t, uint32_t> sparse_;
 };
 
+// Metadata ids that a line-decoding group found in no map of a plane, in the
+// order of their first use. While lines are decoded in parallel the plane's
+// indices are read-only: such an id gets the provisional index
+// known_* + k, and the implicit metadata are created after the threads
+// join, group by group in file order, exactly as a single thread would have
+// created them.
+struct Provisional {
+  std::vector<int64_t> stat_ids, event_ids;
+  std::vector<const uint8_t*> stat_at;  // Where each stat id was first used, for errors.
+  absl::flat_hash_map<int64_t, uint32_t> stat_k, event_k;
+  bool empty() const { return stat_ids.empty() && event_ids.empty(); }
+};
+
+// What decoding a plane's lines needs besides the bytes.
+struct PlaneState {
+  Plane* plane = nullptr;
+  int64_t number = -1;  // Position among the planes, for errors.
+  IdIndex stat_index;
+  IdIndex event_index;
+  uint32_t known_stats = 0;   // Metadata counts before the lines were decoded.
+  uint32_t known_events = 0;
+  std::vector<Provisional> provisional;  // Per group (parallel decoding only).
+  // Parallel decoding only. String ids must come out in the order one
+  // thread interns strings: a plane's own strings, then its lines', plane
+  // after plane. So the strings of all but the first plane's setup, and of
+  // every run of lines but the first group's in the first plane, go to
+  // pools of their own, merged in that order after the join.
+  std::unique_ptr<StringPool> setup_pool;
+  std::vector<std::unique_ptr<StringPool>> line_pools;  // Per group.
+};
+
+// One line to decode: its bytes and where the result goes.
+struct LineTask {
+  PlaneState* plane;
+  int64_t line_number;  // Within its plane, for errors.
+  Span span;
+  int depth;
+  Line* line;
+};
+
+// Shared by the threads that decode lines in parallel.
+struct ParallelShared {
+  explicit ParallelShared(size_t groups) : done(new std::atomic<uint64_t>[groups]) {
+    for (size_t g = 0; g < groups; ++g) done[g].store(0, std::memory_order_relaxed);
+  }
+  std::atomic<bool> cancel{false};
+  std::unique_ptr<std::atomic<uint64_t>[]> done;  // Line bytes decoded, per group.
+  std::mutex mutex;
+  std::condition_variable finished_cv;
+  size_t running = 0;  // Worker threads not yet finished (guarded by mutex).
+};
+
 // Number of stats (field 4) an XEvent holds, by a walk that only skips
 // fields; a malformed event stops the count (the parse reports it later).
 size_t CountEventStats(Span event) {
@@ -295,9 +362,33 @@ class WireParser {
         options_(options),
         out_(out),
         base_(reinterpret_cast<const uint8_t*>(input->bytes().data())),
-        size_(input->bytes().size()) {}
+        size_(input->bytes().size()),
+        strings_(&out->strings) {}
 
+  // A worker of ParseInParallel(): decodes the lines of group `group` into
+  // the planes `main` has set up, interning strings into the planes'
+  // line_pools.
+  WireParser(const WireParser& main, int group, ParallelShared* shared)
+      : input_(main.input_),
+        options_(main.options_),
+        out_(nullptr),
+        base_(main.base_),
+        size_(main.size_),
+        strings_(nullptr),
+        group_(group),
+        shared_(shared) {}
+
+  // One thread, everything in file order.
   absl::Status Parse();
+
+  // Locates every line first, then decodes the lines on up to `threads`
+  // threads, each taking a contiguous run of lines (in bytes, about equal).
+  // The result is identical to Parse()'s, errors included. Returns false,
+  // having released no pages and called no progress, when anything outside
+  // the lines is malformed (the caller then runs Parse() on a fresh parser,
+  // which reports the first error in file order) or when the lines make
+  // only one run (nothing to share).
+  absl::StatusOr<bool> ParseInParallel(int threads);
 
  private:
   // -- Primitives: each returns false after recording the error. --
@@ -421,13 +512,18 @@ class WireParser {
 
   // -- Model building. --
 
-  uint32_t Intern(Span s) { return out_->strings.Intern(s.view()); }
+  uint32_t Intern(Span s) { return strings_->Intern(s.view()); }
+
+  void UsePool(StringPool* pool) {
+    strings_ = pool;
+    utf8_checked_.clear();
+  }
 
   // Interns a string whose UTF-8 is not yet checked; each distinct string is
   // checked once.
   bool InternUtf8(Span s, absl::string_view field, uint32_t* id) {
     *id = Intern(s);
-    if (*id >= utf8_checked_.size()) utf8_checked_.resize(out_->strings.size(), 0);
+    if (*id >= utf8_checked_.size()) utf8_checked_.resize(strings_->size(), 0);
     if (!utf8_checked_[*id]) {
       if (!IsValidUtf8(s.view())) return Fail(s.p, absl::StrCat("invalid UTF-8 in ", field));
       utf8_checked_[*id] = 1;
@@ -435,27 +531,48 @@ class WireParser {
     return true;
   }
 
-  uint32_t StatIndex(int64_t id) {
-    uint32_t index = stat_index_.Find(id);
+  // The index of stat metadata `id` in the current plane, creating implicit
+  // metadata for an id no map holds (provisional while lines are decoded in
+  // parallel; `at` is where the id is used).
+  uint32_t StatIndex(int64_t id, const uint8_t* at) {
+    uint32_t index = ps_->stat_index.Find(id);
     if (__builtin_expect(index != kNoIndex, 1)) return index;
+    if (group_ >= 0) {
+      Provisional& pv = ps_->provisional[static_cast<size_t>(group_)];
+      auto [it, inserted] = pv.stat_k.try_emplace(id, static_cast<uint32_t>(pv.stat_ids.size()));
+      if (inserted) {
+        pv.stat_ids.push_back(id);
+        pv.stat_at.push_back(at);
+      }
+      // Past 2^29 distinct ids this may fail where one thread would not
+      // (or the reverse); no file gets near.
+      return static_cast<uint32_t>(
+          std::min<uint64_t>(uint64_t{ps_->known_stats} + it->second, kNoIndex - 1));
+    }
     StatMetadata md;
     md.key = md.id = id;
     md.implicit = true;
-    index = static_cast<uint32_t>(plane_->stat_metadata.size());
-    plane_->stat_metadata.push_back(md);
-    stat_index_.Insert(id, index);
+    index = static_cast<uint32_t>(ps_->plane->stat_metadata.size());
+    ps_->plane->stat_metadata.push_back(md);
+    ps_->stat_index.Insert(id, index);
     return index;
   }
 
   uint32_t EventIndex(int64_t id) {
-    uint32_t index = event_index_.Find(id);
+    uint32_t index = ps_->event_index.Find(id);
     if (__builtin_expect(index != kNoIndex, 1)) return index;
+    if (group_ >= 0) {
+      Provisional& pv = ps_->provisional[static_cast<size_t>(group_)];
+      auto [it, inserted] = pv.event_k.try_emplace(id, static_cast<uint32_t>(pv.event_ids.size()));
+      if (inserted) pv.event_ids.push_back(id);
+      return ps_->known_events + it->second;
+    }
     EventMetadata md;
     md.key = md.id = id;
     md.implicit = true;
-    index = static_cast<uint32_t>(plane_->event_metadata.size());
-    plane_->event_metadata.push_back(std::move(md));
-    event_index_.Insert(id, index);
+    index = static_cast<uint32_t>(ps_->plane->event_metadata.size());
+    ps_->plane->event_metadata.push_back(std::move(md));
+    ps_->event_index.Insert(id, index);
     return index;
   }
 
@@ -470,20 +587,53 @@ class WireParser {
   bool ParseEvent(const uint8_t* p, const uint8_t* end, int depth, Line* line);
   bool ParseLine(Span span, int depth, Line* line);
   bool ParsePlane(Span span, int depth);
+  // The XSpace's own fields, planes included (see collect_tasks_).
+  bool ParseSpace();
+
+  // -- Parallel line decoding (ParseInParallel). --
+
+  // Decodes tasks_[begin, end) in order as group `group_`.
+  bool DecodeTasks(size_t begin, size_t end);
+  // Group boundaries: groups g = [bounds[g], bounds[g + 1]) of tasks_.
+  std::vector<size_t> SplitTasks(int threads) const;
+  // After the threads joined: interns the strings of the pools of
+  // PlaneState into the space's pool, in the order one thread would have,
+  // and rewrites the ids that referred to them.
+  void MergeStrings(const std::vector<size_t>& bounds);
+  // Creates the implicit metadata group `group` used, in order, and rewrites
+  // its provisional indices.
+  bool ResolveProvisional(size_t group, size_t begin, size_t end);
+  uint64_t LineBytesDone() const;
 
   bool Checkpoint(const uint8_t* p);
   absl::Status Error() const;
 
   XSpaceInput* input_;
   const XSpaceParseOptions& options_;
-  XSpaceData* out_;
+  XSpaceData* out_;  // Null in a worker.
   const uint8_t* base_;
   uint64_t size_;
+  StringPool* strings_;  // The space's pool, or a worker's own.
 
-  Plane* plane_ = nullptr;
-  IdIndex stat_index_;
-  IdIndex event_index_;
-  std::vector<uint8_t> utf8_checked_;  // By string id.
+  PlaneState own_state_;         // The plane being read, in Parse().
+  PlaneState* ps_ = nullptr;     // The plane whose lines are being decoded.
+  std::vector<uint8_t> utf8_checked_;  // By string id (of strings_).
+
+  // ParseInParallel(): planes are set up and their lines only located.
+  bool collect_tasks_ = false;
+  std::deque<PlaneState> states_;
+  std::vector<LineTask> tasks_;
+  uint64_t line_bytes_ = 0;  // Of all tasks.
+  // While decoding lines in parallel: this thread's group (-1: not in
+  // parallel decoding), the state shared by the groups, the line bytes of
+  // this group's finished tasks and where its current task and its first
+  // task begin.
+  int group_ = -1;
+  ParallelShared* shared_ = nullptr;
+  uint64_t tasks_done_bytes_ = 0;
+  const uint8_t* task_begin_ = nullptr;
+  uint64_t release_from_ = 0;
+  size_t groups_ = 0;
 
   // Where we are, for error messages.
   int64_t planes_ = 0;  // Planes read so far.
@@ -547,7 +697,7 @@ bool WireParser::ParseStat(const uint8_t* p, const uint8_t* end, int depth, RawS
 }
 
 bool WireParser::ResolveStat(const RawStat& raw, Stat* out) {
-  const uint32_t index = StatIndex(raw.metadata_id);
+  const uint32_t index = StatIndex(raw.metadata_id, raw.at);
   if (__builtin_expect(index > Stat::kMaxStatMetadata, 0)) {
     return Fail(raw.at, absl::StrCat("more than ", Stat::kMaxStatMetadata,
                                      " stat metadata in one plane (the most tbprof holds)"));
@@ -803,7 +953,18 @@ bool WireParser::ParseLine(Span span, int depth, Line* line) {
 bool WireParser::ParsePlane(Span span, int depth) {
   if (depth < 0) return Fail(span.p, "nesting deeper than 100 levels");
   Plane& plane = out_->planes.emplace_back();
-  plane_ = &plane;
+  PlaneState* ps = collect_tasks_ ? &states_.emplace_back() : &own_state_;
+  ps->plane = &plane;
+  ps->number = plane_number_;
+  ps_ = ps;
+  if (collect_tasks_) {
+    if (ps->number == 0) {
+      UsePool(&out_->strings);
+    } else {
+      ps->setup_pool = std::make_unique<StringPool>();
+      UsePool(ps->setup_pool.get());
+    }
+  }
   // Walk 1: everything but the lines, which are only located.
   int64_t id = 0;
   Span name;
@@ -872,7 +1033,7 @@ bool WireParser::ParsePlane(Span span, int depth) {
   plane.name = Intern(name);
   int64_t max_key = -1;
   for (const RawStatMetadata& md : stat_md) max_key = std::max(max_key, md.key);
-  stat_index_.Reset(max_key, stat_md.size());
+  ps->stat_index.Reset(max_key, stat_md.size());
   plane.stat_metadata.reserve(stat_md.size());
   for (const RawStatMetadata& raw : stat_md) {
     StatMetadata& md = plane.stat_metadata.emplace_back();
@@ -880,14 +1041,14 @@ bool WireParser::ParsePlane(Span span, int depth) {
     md.id = raw.id;
     md.name = Intern(raw.name);
     md.description = Intern(raw.description);
-    stat_index_.Insert(raw.key, static_cast<uint32_t>(plane.stat_metadata.size() - 1));
+    ps->stat_index.Insert(raw.key, static_cast<uint32_t>(plane.stat_metadata.size() - 1));
   }
   max_key = -1;
   for (const RawEventMetadata& md : event_md) max_key = std::max(max_key, md.key);
-  event_index_.Reset(max_key, event_md.size());
+  ps->event_index.Reset(max_key, event_md.size());
   plane.event_metadata.resize(event_md.size());
   for (size_t i = 0; i < event_md.size(); ++i) {
-    event_index_.Insert(event_md[i].key, static_cast<uint32_t>(i));
+    ps->event_index.Insert(event_md[i].key, static_cast<uint32_t>(i));
   }
   for (size_t i = 0; i < event_md.size(); ++i) {
     const RawEventMetadata& raw = event_md[i];
@@ -911,6 +1072,17 @@ bool WireParser::ParsePlane(Span span, int depth) {
     }
   }
 
+  ps->known_stats = static_cast<uint32_t>(plane.stat_metadata.size());
+  ps->known_events = static_cast<uint32_t>(plane.event_metadata.size());
+  if (collect_tasks_) {  // Decoded later, by ParseInParallel().
+    for (size_t i = 0; i < lines.size(); ++i) {
+      tasks_.push_back({ps, static_cast<int64_t>(i), lines[i], depth - 1, &plane.lines.emplace_back()});
+      line_bytes_ += static_cast<uint64_t>(lines[i].end - lines[i].p);
+    }
+    ps_ = nullptr;
+    return true;
+  }
+
   // Walk 2: the lines, in file order.
   line_number_ = 0;
   for (Span line : lines) {
@@ -918,19 +1090,37 @@ bool WireParser::ParsePlane(Span span, int depth) {
     ++line_number_;
   }
   line_number_ = -1;
-  plane_ = nullptr;
+  ps_ = nullptr;
   return true;
 }
 
 bool WireParser::Checkpoint(const uint8_t* p) {
   const uint64_t done = static_cast<uint64_t>(p - base_);
-  input_->ReleaseBefore(done);
-  if (options_.progress) {
-    stop_ = options_.progress(done, size_);
-    if (!stop_.ok()) return false;
-  }
   next_checkpoint_ = p + std::min<uint64_t>(kCheckpointBytes, size_ - done);
   if (next_checkpoint_ == p) next_checkpoint_ = base_ + size_ + 1;
+  if (group_ > 0) {  // A worker: publishes its progress, gives back what it passed.
+    shared_->done[static_cast<size_t>(group_)].store(
+        tasks_done_bytes_ + static_cast<uint64_t>(p - task_begin_), std::memory_order_relaxed);
+    input_->ReleaseRange(release_from_, done);
+    release_from_ = std::max(release_from_, done / PageSize() * PageSize());
+    if (shared_->cancel.load(std::memory_order_relaxed)) {
+      stop_ = absl::CancelledError("stopped");
+      return false;
+    }
+    return true;
+  }
+  // Group 0 decodes the first lines: everything before it has been read.
+  input_->ReleaseBefore(done);
+  if (options_.progress) {
+    uint64_t reported = done;
+    if (group_ == 0) {
+      shared_->done[0].store(tasks_done_bytes_ + static_cast<uint64_t>(p - task_begin_),
+                             std::memory_order_relaxed);
+      reported = LineBytesDone();
+    }
+    stop_ = options_.progress(reported, size_);
+    if (!stop_.ok()) return false;
+  }
   return true;
 }
 
@@ -949,7 +1139,7 @@ absl::Status WireParser::Error() const {
                                                     : std::string()));
 }
 
-absl::Status WireParser::Parse() {
+bool WireParser::ParseSpace() {
   const uint8_t* p = base_;
   const uint8_t* end = base_ + size_;
   next_checkpoint_ = base_ + std::min<uint64_t>(kCheckpointBytes, size_);
@@ -973,7 +1163,7 @@ absl::Status WireParser::Parse() {
         if (!ok) break;
         plane_number_ = -1;
         ++planes_;
-        if (p >= next_checkpoint_) ok = Checkpoint(p);
+        if (!collect_tasks_ && p >= next_checkpoint_) ok = Checkpoint(p);
         break;
       case Tag(2, kLen):
       case Tag(3, kLen):
@@ -994,7 +1184,11 @@ absl::Status WireParser::Parse() {
         ok = SkipField(p, end, tag, kMaxDepth);
     }
   }
-  if (!ok) {
+  return ok;
+}
+
+absl::Status WireParser::Parse() {
+  if (!ParseSpace()) {
     if (error_.empty() && !stop_.ok()) return stop_;
     return Error();
   }
@@ -1003,9 +1197,252 @@ absl::Status WireParser::Parse() {
   return absl::OkStatus();
 }
 
+uint64_t WireParser::LineBytesDone() const {
+  // The bytes outside the lines were all read before the lines.
+  uint64_t done = size_ - line_bytes_;
+  for (size_t g = 0; g < groups_; ++g) done += shared_->done[g].load(std::memory_order_relaxed);
+  return std::min(done, size_);
+}
+
+bool WireParser::DecodeTasks(size_t begin, size_t end) {
+  if (begin == end) return true;
+  release_from_ = static_cast<uint64_t>(tasks_[begin].span.p - base_);
+  next_checkpoint_ = tasks_[begin].span.p +
+                     std::min<uint64_t>(kCheckpointBytes, size_ - release_from_);
+  for (size_t i = begin; i < end; ++i) {
+    const LineTask& task = tasks_[i];
+    ps_ = task.plane;
+    StringPool* pool = out_ != nullptr && group_ == 0 && task.plane->number == 0
+                           ? &out_->strings
+                           : nullptr;
+    if (pool == nullptr) {
+      std::unique_ptr<StringPool>& own = task.plane->line_pools[static_cast<size_t>(group_)];
+      if (own == nullptr) own = std::make_unique<StringPool>();
+      pool = own.get();
+    }
+    if (pool != strings_) UsePool(pool);
+    plane_number_ = task.plane->number;
+    line_number_ = task.line_number;
+    task_begin_ = task.span.p;
+    if (!ParseLine(task.span, task.depth, task.line)) return false;
+    tasks_done_bytes_ += static_cast<uint64_t>(task.span.end - task.span.p);
+  }
+  if (shared_ != nullptr) {
+    shared_->done[static_cast<size_t>(group_)].store(tasks_done_bytes_, std::memory_order_relaxed);
+  }
+  ps_ = nullptr;
+  plane_number_ = line_number_ = -1;
+  return true;
+}
+
+std::vector<size_t> WireParser::SplitTasks(int threads) const {
+  // Cut where the bytes before come closest to g/threads of all line bytes.
+  std::vector<size_t> bounds = {0};
+  uint64_t before = 0;  // Line bytes of tasks_[0, i).
+  size_t i = 0;
+  for (int g = 1; g < threads; ++g) {
+    const uint64_t target = line_bytes_ / static_cast<uint64_t>(threads) * static_cast<uint64_t>(g);
+    while (i < tasks_.size()) {
+      const uint64_t next = before + static_cast<uint64_t>(tasks_[i].span.end - tasks_[i].span.p);
+      if (next > target && next - target > target - before) break;
+      before = next;
+      ++i;
+    }
+    if (i > bounds.back() && i < tasks_.size()) bounds.push_back(i);
+  }
+  bounds.push_back(tasks_.size());
+  return bounds;
+}
+
+namespace {
+
+bool IsStringStat(const Stat& stat) {
+  const StatKind kind = stat.kind();
+  return kind == StatKind::kStr || kind == StatKind::kBytes || kind == StatKind::kCompressedStr;
+}
+
+void RemapStats(const std::vector<uint32_t>& id, std::vector<Stat>* stats) {
+  for (Stat& stat : *stats) {
+    if (IsStringStat(stat)) stat.set_str_id(id[stat.str_id()]);
+  }
+}
+
+// New ids of `pool`'s strings in `strings`, interned in id order.
+std::vector<uint32_t> InternAll(const StringPool& pool, StringPool* strings) {
+  std::vector<uint32_t> id(pool.size());
+  for (uint32_t i = 0; i < pool.size(); ++i) id[i] = strings->Intern(pool.Get(i));
+  return id;
+}
+
+}  // namespace
+
+void WireParser::MergeStrings(const std::vector<size_t>& bounds) {
+  for (PlaneState& ps : states_) {
+    Plane& plane = *ps.plane;
+    if (ps.setup_pool != nullptr) {
+      const std::vector<uint32_t> id = InternAll(*ps.setup_pool, &out_->strings);
+      plane.name = id[plane.name];
+      for (StatMetadata& md : plane.stat_metadata) {
+        md.name = id[md.name];
+        md.description = id[md.description];
+      }
+      for (EventMetadata& md : plane.event_metadata) {
+        md.name = id[md.name];
+        md.display_name = id[md.display_name];
+        md.metadata = id[md.metadata];
+        RemapStats(id, &md.stats);
+      }
+      RemapStats(id, &plane.stats);
+      ps.setup_pool.reset();
+    }
+    for (size_t g = 0; g < ps.line_pools.size(); ++g) {
+      if (ps.line_pools[g] == nullptr) continue;
+      const std::vector<uint32_t> id = InternAll(*ps.line_pools[g], &out_->strings);
+      for (size_t t = bounds[g]; t < bounds[g + 1]; ++t) {
+        if (tasks_[t].plane != &ps) continue;
+        Line* line = tasks_[t].line;
+        line->name = id[line->name];
+        line->display_name = id[line->display_name];
+        RemapStats(id, &line->stats);
+      }
+      ps.line_pools[g].reset();
+    }
+  }
+}
+
+bool WireParser::ResolveProvisional(size_t group, size_t begin, size_t end) {
+  for (PlaneState& ps : states_) {
+    const Provisional& pv = ps.provisional[group];
+    if (pv.empty()) continue;
+    ps_ = &ps;
+    plane_number_ = ps.number;
+    std::vector<uint32_t> stat_index(pv.stat_ids.size()), event_index(pv.event_ids.size());
+    for (size_t k = 0; k < pv.stat_ids.size(); ++k) {
+      stat_index[k] = StatIndex(pv.stat_ids[k], pv.stat_at[k]);
+      if (stat_index[k] > Stat::kMaxStatMetadata) {
+        return Fail(pv.stat_at[k], absl::StrCat("more than ", Stat::kMaxStatMetadata,
+                                                " stat metadata in one plane (the most tbprof holds)"));
+      }
+    }
+    for (size_t k = 0; k < pv.event_ids.size(); ++k) event_index[k] = EventIndex(pv.event_ids[k]);
+    for (size_t t = begin; t < end; ++t) {
+      if (tasks_[t].plane != &ps) continue;
+      Line* line = tasks_[t].line;
+      for (Event& event : line->events) {
+        if (event.metadata_index >= ps.known_events) {
+          event.metadata_index = event_index[event.metadata_index - ps.known_events];
+        }
+      }
+      for (Stat& stat : line->stats) {
+        if (stat.metadata_index() >= ps.known_stats) {
+          stat.set_metadata_index(stat_index[stat.metadata_index() - ps.known_stats]);
+        }
+      }
+    }
+  }
+  ps_ = nullptr;
+  plane_number_ = -1;
+  return true;
+}
+
+absl::StatusOr<bool> WireParser::ParseInParallel(int threads) {
+  collect_tasks_ = true;
+  const bool located = ParseSpace();
+  collect_tasks_ = false;
+  if (!located) {
+    if (error_.empty() && !stop_.ok()) return stop_;
+    return false;
+  }
+  UsePool(&out_->strings);
+  const std::vector<size_t> bounds = SplitTasks(threads);
+  groups_ = bounds.size() - 1;
+  if (groups_ <= 1) return false;  // One run of lines: nothing to share.
+  bool ok = true;
+  {
+    ParallelShared shared(groups_);
+    for (PlaneState& ps : states_) {
+      ps.provisional.resize(groups_);
+      ps.line_pools.resize(groups_);
+    }
+    std::vector<std::unique_ptr<WireParser>> workers;
+    for (size_t g = 1; g < groups_; ++g) {
+      workers.push_back(
+          std::make_unique<WireParser>(*this, static_cast<int>(g), &shared));
+      workers.back()->tasks_ = tasks_;  // Small: one entry per line.
+    }
+    shared.running = workers.size();
+    std::vector<std::thread> threads_running;
+    for (size_t g = 1; g < groups_; ++g) {
+      WireParser* worker = workers[g - 1].get();
+      threads_running.emplace_back([worker, &shared, &bounds, g] {
+        worker->DecodeTasks(bounds[g], bounds[g + 1]);
+        std::lock_guard<std::mutex> lock(shared.mutex);
+        --shared.running;
+        shared.finished_cv.notify_all();
+      });
+    }
+    group_ = 0;
+    shared_ = &shared;
+    ok = DecodeTasks(bounds[0], bounds[1]);
+    if (!ok) shared.cancel.store(true);
+    // Wait for the others, still reporting progress (and so still checking
+    // the caller's limits, which see the memory of every thread).
+    {
+      std::unique_lock<std::mutex> lock(shared.mutex);
+      while (shared.running > 0) {
+        shared.finished_cv.wait_for(lock, std::chrono::milliseconds(50));
+        if (ok && shared.running > 0 && options_.progress) {
+          lock.unlock();
+          stop_ = options_.progress(LineBytesDone(), size_);
+          lock.lock();
+          if (!stop_.ok()) {
+            ok = false;
+            shared.cancel.store(true);
+          }
+        }
+      }
+    }
+    for (std::thread& thread : threads_running) thread.join();
+    group_ = -1;
+    // The first error in file order: groups are in file order.
+    if (ok) {
+      for (size_t g = 1; g < groups_; ++g) {
+        WireParser& worker = *workers[g - 1];
+        if (!worker.error_.empty() || !worker.stop_.ok()) {
+          if (worker.error_.empty()) return worker.stop_;
+          return worker.Error();
+        }
+      }
+      MergeStrings(bounds);
+      for (size_t g = 0; g < groups_ && ok; ++g) ok = ResolveProvisional(g, bounds[g], bounds[g + 1]);
+    }
+    shared_ = nullptr;
+  }
+  if (!ok) {
+    if (error_.empty() && !stop_.ok()) return stop_;
+    return Error();
+  }
+  input_->ReleaseBefore(size_);
+  if (options_.progress) TBPROF_RETURN_IF_ERROR(options_.progress(size_, size_));
+  return true;
+}
+
 }  // namespace
 
 absl::StatusOr<XSpaceData> ParseXSpaceInput(XSpaceInput* input, const XSpaceParseOptions& options) {
+  int threads = options.threads;
+  if (threads <= 0) {
+    threads = input->bytes().size() >= options.parallel_min_bytes
+                  ? static_cast<int>(std::min(std::thread::hardware_concurrency(), 4u))
+                  : 1;
+  }
+  if (threads > 1) {
+    XSpaceData data;
+    absl::StatusOr<bool> parsed = WireParser(input, options, &data).ParseInParallel(threads);
+    if (!parsed.ok()) return parsed.status();
+    if (*parsed) return data;
+    // Malformed outside the lines: one thread finds the first error.
+  }
   XSpaceData data;
   TBPROF_RETURN_IF_ERROR(WireParser(input, options, &data).Parse());
   return data;

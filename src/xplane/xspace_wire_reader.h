@@ -26,6 +26,16 @@
 // growing them would copy them and hold them twice for a moment), once to
 // decode its events.
 //
+// Threads: a large input (XSpaceParseOptions) is read in two phases. First
+// every plane is set up and its lines only located; then the lines, split
+// into contiguous runs of about equal bytes, are decoded by one thread per
+// run. A worker interns strings into its own pool, and metadata ids that no
+// map holds get provisional indices; after the join, the runs' strings are
+// interned into the space's pool and their implicit metadata created, run by
+// run in file order, so string ids and metadata indices are exactly those of
+// one thread. The first error in file order is reported, with the same
+// message; a malformed input outside the lines is re-read by one thread.
+//
 // Memory: the model itself (events and stats are about 1.9x the file for a
 // stat-dense trace such as a converted Kineto trace), plus at most ~8 MB of
 // the file, whose pages are given back as parsing passes them.
@@ -82,6 +92,11 @@ class XSpaceInput {
   // them) but zeros for inflated or piped input.
   void ReleaseBefore(uint64_t offset);
 
+  // Gives back the whole pages inside [begin, end), like ReleaseBefore() but
+  // without recording it. Safe to call from several threads at once for
+  // ranges no other thread is reading.
+  void ReleaseRange(uint64_t begin, uint64_t end) const;
+
  private:
   enum class Storage { kBorrowed, kMapped, kAnonymous };
   XSpaceInput(Storage storage, std::string source) : storage_(storage), source_(std::move(source)) {}
@@ -101,6 +116,12 @@ struct XSpaceParseOptions {
   // once at the end with (total, total). A non-OK status stops parsing and
   // is returned as is (e.g. a memory limit).
   std::function<absl::Status(uint64_t, uint64_t)> progress;
+  // Threads that decode lines: 1 = this thread only; 0 = one per core (at
+  // most 4) for inputs of at least `parallel_min_bytes`, else 1. The result
+  // does not depend on it. `progress` is only ever called on the calling
+  // thread.
+  int threads = 0;
+  uint64_t parallel_min_bytes = uint64_t{32} << 20;
 };
 
 // Parses the XSpace in `input` and releases its pages as they are consumed.

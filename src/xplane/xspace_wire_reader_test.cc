@@ -1,5 +1,6 @@
 #include "src/xplane/xspace_wire_reader.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <random>
@@ -136,7 +137,36 @@ bool SameStat(const Stat& a, const Stat& b) {
   return ::testing::AssertionSuccess();
 }
 
-// Both paths reject `bytes`, or both accept it with identical results.
+// Parses `bytes` decoding lines on `threads` threads, however small the input.
+absl::StatusOr<XSpaceData> ParseWithThreads(absl::string_view bytes, int threads) {
+  std::unique_ptr<XSpaceInput> input = XSpaceInput::FromBytes(bytes, "test.xplane.pb");
+  XSpaceParseOptions options;
+  options.threads = threads;
+  options.parallel_min_bytes = 0;
+  return ParseXSpaceInput(input.get(), options);
+}
+
+// Decoding lines on 2 and 3 threads gives what one thread gives: the same
+// data, or the same error message.
+::testing::AssertionResult SameOnMoreThreads(absl::string_view bytes) {
+  absl::StatusOr<XSpaceData> one = ParseWithThreads(bytes, 1);
+  for (int threads : {2, 3}) {
+    absl::StatusOr<XSpaceData> more = ParseWithThreads(bytes, threads);
+    if (one.ok() != more.ok() || (!one.ok() && one.status() != more.status())) {
+      return ::testing::AssertionFailure()
+             << "1 thread: " << (one.ok() ? "ok" : one.status().ToString()) << "; " << threads
+             << " threads: " << (more.ok() ? "ok" : more.status().ToString());
+    }
+    if (one.ok()) {
+      ::testing::AssertionResult same = Identical(*one, *more);
+      if (!same) return same << " (" << threads << " threads)";
+    }
+  }
+  return ::testing::AssertionSuccess();
+}
+
+// Both paths reject `bytes`, or both accept it with identical results; and
+// the parallel decoding agrees with the single-threaded one.
 ::testing::AssertionResult SameAsReference(absl::string_view bytes) {
   absl::StatusOr<XSpaceData> expected = ReferenceParse(bytes);
   absl::StatusOr<XSpaceData> actual = ParseXSpaceData(bytes, "test.xplane.pb");
@@ -145,6 +175,7 @@ bool SameStat(const Stat& a, const Stat& b) {
            << "protobuf " << (expected.ok() ? "accepts" : "rejects") << ", the wire reader "
            << (actual.ok() ? "accepts" : absl::StrCat("rejects: ", actual.status().message()));
   }
+  if (::testing::AssertionResult threads = SameOnMoreThreads(bytes); !threads) return threads;
   if (!expected.ok()) return ::testing::AssertionSuccess();
   return Identical(*expected, *actual);
 }
@@ -310,6 +341,19 @@ TEST_P(RealFilesTest, ReadsFileThroughMappingAndGzip) {
     ASSERT_FALSE(calls.empty());
     EXPECT_EQ(calls.back().first, bytes.size());
     EXPECT_EQ(calls.back().second, bytes.size());
+  }
+}
+
+TEST_P(RealFilesTest, ParallelDecodingIdentical) {
+  std::string bytes = ReadShared(GetParam());
+  if (bytes.empty()) GTEST_SKIP() << "missing " << GetParam();
+  absl::StatusOr<XSpaceData> one = ParseWithThreads(bytes, 1);
+  ASSERT_TRUE(one.ok()) << one.status();
+  for (int threads : {2, 3, 4}) {
+    SCOPED_TRACE(threads);
+    absl::StatusOr<XSpaceData> more = ParseWithThreads(bytes, threads);
+    ASSERT_TRUE(more.ok()) << more.status();
+    EXPECT_TRUE(Identical(*one, *more));
   }
 }
 
@@ -492,6 +536,94 @@ TEST(WireReaderTest, ProgressCanStopTheParse) {
   EXPECT_EQ(data.status().code(), absl::StatusCode::kResourceExhausted);
 }
 
+// Planes of several lines whose events use metadata ids no map holds (some
+// in one run of lines, some in several) and strings first seen in later
+// lines: ids and indices come out as one thread gives them.
+std::string ManyLinesSpace() {
+  pb::XSpace space;
+  for (int p = 0; p < 2; ++p) {
+    pb::XPlane* plane = space.add_planes();
+    plane->set_name(absl::StrCat("/host:CPU", p));
+    (*plane->mutable_event_metadata())[1].set_name("known");
+    (*plane->mutable_stat_metadata())[1].set_name("s");
+    for (int l = 0; l < 5; ++l) {
+      pb::XLine* line = plane->add_lines();
+      line->set_name(absl::StrCat("line ", l % 3));
+      for (int e = 0; e < 40; ++e) {
+        pb::XEvent* event = line->add_events();
+        event->set_metadata_id(e % 4 == 0 ? 100 + (l + e) % 7 : 1);  // 100..106: implicit.
+        event->set_offset_ps(e * 10);
+        pb::XStat* stat = event->add_stats();
+        stat->set_metadata_id(e % 5 == 0 ? 50 + l : 1);               // 50..54: implicit.
+        stat->set_str_value(absl::StrCat("v", (l * 7 + e) % 23));
+        pb::XStat* bytes = event->add_stats();
+        bytes->set_metadata_id(1);
+        bytes->set_bytes_value(absl::StrCat("b", l));
+      }
+    }
+  }
+  return Serialize(space);
+}
+
+TEST(WireReaderTest, ParallelDecodingLikeOneThread) {
+  const std::string bytes = ManyLinesSpace();
+  EXPECT_TRUE(SameAsReference(bytes));
+  absl::StatusOr<XSpaceData> four = ParseWithThreads(bytes, 4);
+  ASSERT_TRUE(four.ok()) << four.status();
+  EXPECT_EQ(four->planes[0].event_metadata.size(), 8u);  // "known" and 7 implicit.
+  EXPECT_EQ(four->planes[0].stat_metadata.size(), 6u);
+}
+
+TEST(WireReaderTest, ParallelDecodingReportsTheFirstError) {
+  pb::XSpace space;
+  pb::XPlane* plane = space.add_planes();
+  for (int l = 0; l < 6; ++l) {
+    pb::XLine* line = plane->add_lines();
+    for (int e = 0; e < 50; ++e) line->add_events()->set_offset_ps(e);
+  }
+  const std::string good = Serialize(space);
+  // Invalid UTF-8 in a late line, then in an early one too.
+  pb::XSpace late = space;
+  late.mutable_planes(0)->mutable_lines(5)->mutable_events(3)->add_stats()->set_str_value("\xff");
+  pb::XSpace both = late;
+  both.mutable_planes(0)->mutable_lines(1)->mutable_events(7)->add_stats()->set_str_value("\xC0");
+  for (const pb::XSpace* bad : {&late, &both}) {
+    std::string bytes;
+    {
+      google::protobuf::LogSilencer silence;
+      bytes = bad->SerializePartialAsString();
+    }
+    absl::StatusOr<XSpaceData> one = ParseWithThreads(bytes, 1);
+    ASSERT_FALSE(one.ok());
+    EXPECT_THAT(one.status().message(),
+                HasSubstr(bad == &late ? "(plane 0, line 5, event 3;" : "(plane 0, line 1, event 7;"));
+    EXPECT_TRUE(SameOnMoreThreads(bytes));
+  }
+  EXPECT_TRUE(SameOnMoreThreads(good));
+}
+
+TEST(WireReaderTest, ParallelDecodingReportsProgressAndCanBeStopped) {
+  const std::string bytes = ManyLinesSpace();
+  auto input = XSpaceInput::FromBytes(bytes, "x");
+  std::vector<uint64_t> done;
+  XSpaceParseOptions options;
+  options.threads = 3;
+  options.parallel_min_bytes = 0;
+  options.progress = [&](uint64_t d, uint64_t total) {
+    EXPECT_EQ(total, bytes.size());
+    done.push_back(d);
+    return absl::OkStatus();
+  };
+  ASSERT_TRUE(ParseXSpaceInput(input.get(), options).ok());
+  ASSERT_FALSE(done.empty());
+  EXPECT_TRUE(std::is_sorted(done.begin(), done.end()));
+  EXPECT_EQ(done.back(), bytes.size());
+
+  options.progress = [](uint64_t, uint64_t) { return absl::ResourceExhaustedError("enough"); };
+  EXPECT_EQ(ParseXSpaceInput(input.get(), options).status().code(),
+            absl::StatusCode::kResourceExhausted);
+}
+
 TEST(XSpaceInputTest, ReleasedMappedPagesReadBackAndErrorsNameThePath) {
   std::string bytes(3 << 20, '\0');
   for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<char>(i * 7);
@@ -500,6 +632,7 @@ TEST(XSpaceInputTest, ReleasedMappedPagesReadBackAndErrorsNameThePath) {
   auto input = XSpaceInput::Open(path);
   ASSERT_TRUE(input.ok()) << input.status();
   (*input)->ReleaseBefore(2 << 20);
+  (*input)->ReleaseRange((2 << 20) + 100, 3 << 20);
   EXPECT_EQ((*input)->bytes(), bytes);  // A mapping refills from the page cache.
 
   auto missing = XSpaceInput::Open(::testing::TempDir() + "/no-such.xplane.pb");

@@ -26,6 +26,7 @@
 #include "src/capture/raw_capture_reader.h"
 #include "src/xplane/xspace_data.h"
 #include "src/xplane/xspace_io.h"
+#include "src/xplane/xspace_wire_reader.h"
 #include "tools/tbprof/inspect_diagnosis.h"
 #ifdef TBPROF_FUZZ_HAVE_RAW_CAPTURE_CONVERTER
 #include "converters/raw_capture/raw_capture_to_xspace.h"
@@ -212,8 +213,34 @@ absl::Status RunChromeJsonThreads(absl::string_view data) {
   return absl::OkStatus();
 }
 
+// Decoding the lines on 2 threads must give what one thread gives: the same
+// error message, or the same strings (ids included) and the same bytes.
+void CheckParallelDecoding(absl::string_view data,
+                           const absl::StatusOr<xplane::XSpaceData>& one) {
+  std::unique_ptr<xplane::XSpaceInput> input =
+      xplane::XSpaceInput::FromBytes(data, "fuzz.xplane.pb");
+  xplane::XSpaceParseOptions options;
+  options.threads = 2;
+  options.parallel_min_bytes = 0;
+  absl::StatusOr<xplane::XSpaceData> two = xplane::ParseXSpaceInput(input.get(), options);
+  bool same = one.ok() == two.ok() && (one.ok() || one.status() == two.status());
+  if (same && one.ok()) {
+    same = one->strings.size() == two->strings.size() &&
+           xplane::SerializeXSpaceData(*one) == xplane::SerializeXSpaceData(*two);
+    for (uint32_t id = 0; same && id < one->strings.size(); ++id) {
+      same = one->strings.Get(id) == two->strings.Get(id);
+    }
+  }
+  if (same) return;
+  std::fprintf(stderr, "xspace reader: 2 threads disagree with 1: %s vs %s\n",
+               one.ok() ? "ok" : one.status().ToString().c_str(),
+               two.ok() ? "ok" : two.status().ToString().c_str());
+  __builtin_trap();
+}
+
 absl::Status RunXSpace(absl::string_view data) {
   absl::StatusOr<xplane::XSpaceData> space = xplane::ParseXSpaceData(data, "fuzz.xplane.pb");
+  CheckParallelDecoding(data, space);
   if (!space.ok()) return space.status();
   RunViews(*space);
   CheckRoundTrip(*space, "xspace reader");

@@ -16,6 +16,7 @@
 #include "converters/report/report_json.h"
 #include "converters/report/report_text.h"
 #include "src/base/output_file.h"
+#include "src/base/phase_timings.h"
 #include "tools/tbprof/commands.h"
 #include "tools/tbprof/flags.h"
 #include "tools/tbprof/trace_inputs.h"
@@ -78,6 +79,8 @@ Flags:
                            default 200x the compressed size, at least 1G)
   --max-memory-mb N        stop when memory use passes N MB (default 80% of RAM)
   --quiet                  no progress display
+  --timings                print the wall and CPU time of each phase (load,
+                           each view, rendering) to stderr
   -h, --help               this text
 
 Examples:
@@ -100,6 +103,7 @@ struct ReportFlags {
   uint64_t max_inflated_bytes = kAutoLimit;
   int64_t max_memory_mb = -1;  // -1: the default.
   bool quiet = false;
+  bool timings = false;
 };
 
 int TerminalWidth() {
@@ -129,6 +133,7 @@ int RunReport(const std::vector<std::string>& args) {
   flag_set.ByteSize("max-inflated-bytes", &flags.max_inflated_bytes);
   flag_set.Int64("max-memory-mb", &flags.max_memory_mb);
   flag_set.Bool("quiet", &flags.quiet);
+  flag_set.Bool("timings", &flags.timings);
   flag_set.String("steps", &flags.steps);
   std::vector<std::string> inputs;
   if (absl::Status status = flag_set.Parse(args, &inputs); !status.ok()) {
@@ -160,9 +165,14 @@ int RunReport(const std::vector<std::string>& args) {
   input_options.load.max_memory_bytes =
       flags.max_memory_mb < 0 ? kAutoLimit : static_cast<uint64_t>(flags.max_memory_mb) << 20;
   input_options.quiet = flags.quiet;
+  PhaseTimings phase_timings;
+  PhaseTimings* timings = flags.timings ? &phase_timings : nullptr;
+  input_options.timings = timings;
+  ScopedPhase total_phase(timings, "total");
   absl::StatusOr<views::ReportInput> loaded = LoadViewInputs(inputs, input_options);
   if (!loaded.ok()) return ReportFailure(loaded.status());
   const views::ReportInput& report = *loaded;
+  ScopedPhase render_phase(timings, "render");
 
   if (!flags.html.empty()) {
     views::HtmlReportOptions html_options;
@@ -187,6 +197,11 @@ int RunReport(const std::vector<std::string>& args) {
     std::fwrite(text.data(), 1, text.size(), stdout);
   }
   if (!flags.html.empty()) std::fprintf(stderr, "tbprof: wrote %s\n", flags.html.c_str());
+  render_phase.Stop();
+  total_phase.Stop();
+  if (timings != nullptr) {
+    std::fprintf(stderr, "tbprof: phase timings:\n%s", timings->Format().c_str());
+  }
   return kExitOk;
 }
 

@@ -124,11 +124,13 @@ absl::StatusOr<views::ReportInput> LoadViewInputs(const std::vector<std::string>
     load_options.progress = [&progress](uint64_t done, uint64_t total) {
       progress.Update(done, total);
     };
+    ScopedPhase load_phase(options.timings, "load");
     absl::StatusOr<LoadedInput> loaded = LoadInput(source.path, load_options);
+    load_phase.Stop();
     progress.Finish();
     if (!loaded.ok()) return loaded.status();
     absl::StatusOr<views::AllViews> computed =
-        views::ComputeAllViews(loaded->space, options.views);
+        views::ComputeAllViews(loaded->space, options.views, options.timings);
     if (!computed.ok()) {
       return absl::Status(computed.status().code(),
                           absl::StrCat(source.path, ": ", computed.status().message()));

@@ -14,6 +14,7 @@
 #include "absl/status/statusor.h"
 #include "converters/report/report_model.h"
 #include "converters/views/all_views.h"
+#include "src/base/phase_timings.h"
 #include "tools/tbprof/trace_inputs.h"
 
 namespace tbprof::cli {
@@ -40,6 +41,9 @@ struct ViewInputsOptions {
   bool quiet = false;
   // Shown before the file name in the progress display.
   std::string progress_verb = "reading";
+  // Where the load and view phases of every file are timed (optional; not
+  // owned).
+  PhaseTimings* timings = nullptr;
 };
 
 // ResolveViewInputs(), then LoadInput() and ComputeAllViews() for each file,

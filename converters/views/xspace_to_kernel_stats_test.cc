@@ -267,7 +267,7 @@ void AddProgram(xplane::XSpaceBuilder* builder, absl::string_view name, int64_t 
   xplane::Stat id{};
   id.set_metadata_index(metadata->GetOrCreateStatMetadata(StatType::kProgramId));
   id.set_kind(xplane::StatKind::kInt64);
-  id.set_int64_value(program_id);
+  id.set_int64_value(program_id, &metadata->plane()->wide_values);
   program.stats.push_back(id);
 }
 

@@ -30,23 +30,25 @@ Stat* XEventBuilder::AppendStat(uint32_t stat_metadata_index, StatKind kind) {
       return &s;
     }
   }
-  Stat stat;
-  stat.set_metadata_index(stat_metadata_index);
-  stat.set_kind(kind);
-  stat.set_uint64_value(0);
-  stats.push_back(stat);
+  stats.push_back(Stat(stat_metadata_index, kind));
   ++event.stats_count;
   return &stats.back();
 }
 
 void XEventBuilder::AddInt64(uint32_t stat_metadata_index, int64_t value) {
-  if (Stat* s = AppendStat(stat_metadata_index, StatKind::kInt64)) s->set_int64_value(value);
+  if (Stat* s = AppendStat(stat_metadata_index, StatKind::kInt64)) {
+    s->set_int64_value(value, &plane_->plane()->wide_values);
+  }
 }
 void XEventBuilder::AddUint64(uint32_t stat_metadata_index, uint64_t value) {
-  if (Stat* s = AppendStat(stat_metadata_index, StatKind::kUint64)) s->set_uint64_value(value);
+  if (Stat* s = AppendStat(stat_metadata_index, StatKind::kUint64)) {
+    s->set_uint64_value(value, &plane_->plane()->wide_values);
+  }
 }
 void XEventBuilder::AddDouble(uint32_t stat_metadata_index, double value) {
-  if (Stat* s = AppendStat(stat_metadata_index, StatKind::kDouble)) s->set_double_value(value);
+  if (Stat* s = AppendStat(stat_metadata_index, StatKind::kDouble)) {
+    s->set_double_value(value, &plane_->plane()->wide_values);
+  }
 }
 void XEventBuilder::AddString(uint32_t stat_metadata_index, absl::string_view value) {
   uint32_t id = plane_->space()->strings.Intern(value);
@@ -61,7 +63,9 @@ void XEventBuilder::AddRef(uint32_t stat_metadata_index, absl::string_view value
 }
 void XEventBuilder::AddRefToMetadata(uint32_t stat_metadata_index, uint32_t ref_metadata_index) {
   uint64_t ref_id = static_cast<uint64_t>(plane_->plane()->stat_metadata[ref_metadata_index].id);
-  if (Stat* s = AppendStat(stat_metadata_index, StatKind::kRef)) s->set_uint64_value(ref_id);
+  if (Stat* s = AppendStat(stat_metadata_index, StatKind::kRef)) {
+    s->set_uint64_value(ref_id, &plane_->plane()->wide_values);
+  }
 }
 
 // ---- XLineBuilder ----------------------------------------------------------
@@ -167,28 +171,24 @@ Stat* XPlaneBuilder::FindOrAppendPlaneStat(uint32_t stat_metadata_index) {
   for (Stat& s : plane_->stats) {
     if (s.metadata_index() == stat_metadata_index) return &s;
   }
-  Stat stat;
-  stat.set_metadata_index(stat_metadata_index);
-  stat.set_kind(StatKind::kNone);
-  stat.set_uint64_value(0);
-  plane_->stats.push_back(stat);
+  plane_->stats.push_back(Stat(stat_metadata_index, StatKind::kNone));
   return &plane_->stats.back();
 }
 
 void XPlaneBuilder::SetStatInt64(uint32_t index, int64_t value) {
   Stat* s = FindOrAppendPlaneStat(index);
   s->set_kind(StatKind::kInt64);
-  s->set_int64_value(value);
+  s->set_int64_value(value, &plane_->wide_values);
 }
 void XPlaneBuilder::SetStatUint64(uint32_t index, uint64_t value) {
   Stat* s = FindOrAppendPlaneStat(index);
   s->set_kind(StatKind::kUint64);
-  s->set_uint64_value(value);
+  s->set_uint64_value(value, &plane_->wide_values);
 }
 void XPlaneBuilder::SetStatDouble(uint32_t index, double value) {
   Stat* s = FindOrAppendPlaneStat(index);
   s->set_kind(StatKind::kDouble);
-  s->set_double_value(value);
+  s->set_double_value(value, &plane_->wide_values);
 }
 void XPlaneBuilder::SetStatString(uint32_t index, absl::string_view value) {
   uint32_t id = space_->strings.Intern(value);

@@ -119,8 +119,9 @@ TEST(XSpaceBuilderTest, OverlapsCascadeAndKeepTheirStats) {
   EXPECT_EQ(moved.offset_ps, 80);
   EXPECT_EQ(moved.duration_ps, 100);
   ASSERT_EQ(moved.stats_count, 1);
-  EXPECT_EQ(plane.lines[1].stats[moved.stats_begin].int64_value(), 1001);
-  EXPECT_EQ(plane.lines[0].stats[plane.lines[0].events[1].stats_begin].int64_value(), 1002);
+  EXPECT_EQ(plane.lines[1].stats[moved.stats_begin].int64_value(plane.wide_values), 1001);
+  EXPECT_EQ(plane.lines[0].stats[plane.lines[0].events[1].stats_begin].int64_value(plane.wide_values),
+            1002);
 }
 
 TEST(XSpaceBuilderTest, FinalizeNormalizesToSessionStart) {

@@ -3,7 +3,7 @@
 // A protobuf XSpace costs about as much memory as the Chrome JSON it came
 // from (hundreds of bytes per event), which rules out multi-GB traces on a
 // 24 GB machine. XSpaceData holds the same information with events of 32
-// bytes, stats of 12 bytes and every string interned once. It converts
+// bytes, stats of 8 bytes and every string interned once. It converts
 // losslessly to and from tensorflow.profiler.XSpace (xspace_io.h) and is
 // serialized to the XSpace wire format without building protobuf messages.
 //
@@ -66,58 +66,129 @@ enum class StatKind : uint8_t {
   kCompressedStr,  // value.str_id: StringPool id (gzip bytes).
 };
 
+// Values of a plane's stats that do not fit in the 32 bits a Stat holds:
+// Plane::wide_values.
+using WideValues = std::vector<uint64_t>;
+
 // One XStat: which stat metadata, which member of the value oneof, and the
-// value, in 12 bytes (a file holds millions; 16 with natural alignment).
-// The metadata index and the kind share one word, so a plane holds at most
-// kMaxStatMetadata stat metadata (the wire reader rejects files with more;
-// builders cannot get near it: each needs its own name). The value is two
-// 32-bit words; an 8-byte value is copied in and out, never read in place.
+// value, in 8 bytes (a file holds millions; 16 with a 64-bit value).
+//
+// A value that fits in 32 bits is held in the Stat: an int64 that fits in an
+// int32, a uint64 or ref that fits in a uint32, a double whose low 32 bits
+// are 0 (its high half is kept), a string id. Any other value is appended to
+// the WideValues of the stat's plane and the Stat holds its index there
+// (is_wide()). So every value read or written passes the plane's
+// wide_values; a Stat copied to another plane must have its wide value
+// copied too (see copy_wide_value()). Real traces keep ~7% of their stats
+// wide (byte counts past 2 GB, addresses, timestamps).
+//
+// The metadata index, the wide flag and the kind share one word, so a plane
+// holds at most kMaxStatMetadata stat metadata (the wire reader rejects
+// files with more; builders cannot get near it: each needs its own name).
 class Stat {
  public:
-  static constexpr uint32_t kMaxStatMetadata = (uint32_t{1} << 29) - 1;
+  static constexpr uint32_t kMaxStatMetadata = (uint32_t{1} << 28) - 1;
 
   Stat() = default;
   Stat(uint32_t metadata_index, StatKind kind) { set_metadata_index(metadata_index); set_kind(kind); }
 
   uint32_t metadata_index() const { return bits_ & kIndexMask; }
   StatKind kind() const { return static_cast<StatKind>(bits_ >> kKindShift); }
+  bool is_wide() const { return (bits_ & kWideBit) != 0; }
   void set_metadata_index(uint32_t index) { bits_ = (bits_ & ~kIndexMask) | (index & kIndexMask); }
+  // Changes the kind only; set the value after it.
   void set_kind(StatKind kind) {
-    bits_ = (bits_ & kIndexMask) | (static_cast<uint32_t>(kind) << kKindShift);
+    bits_ = (bits_ & ~kKindMask) | (static_cast<uint32_t>(kind) << kKindShift);
   }
 
-  // The value as the member that kind() names; the others read the same
-  // bits (as the proto's oneof storage would).
-  uint64_t uint64_value() const { return uint64_t{value_[1]} << 32 | value_[0]; }
-  int64_t int64_value() const { return static_cast<int64_t>(uint64_value()); }
-  double double_value() const {
-    const uint64_t bits = uint64_value();
+  // The value as the member that kind() names; `wide` is the wide_values of
+  // the stat's plane.
+  uint64_t uint64_value(const WideValues& wide) const {
+    if (is_wide()) return wide[value_];
+    switch (kind()) {
+      case StatKind::kInt64: return static_cast<uint64_t>(int64_t{static_cast<int32_t>(value_)});
+      case StatKind::kDouble: return uint64_t{value_} << 32;
+      default: return value_;
+    }
+  }
+  int64_t int64_value(const WideValues& wide) const {
+    return static_cast<int64_t>(uint64_value(wide));
+  }
+  double double_value(const WideValues& wide) const {
+    const uint64_t bits = uint64_value(wide);
     double d;
     std::memcpy(&d, &bits, sizeof d);
     return d;
   }
-  uint32_t str_id() const { return value_[0]; }  // StringPool id (kStr, kBytes, kCompressedStr).
+  uint32_t str_id() const { return value_; }  // StringPool id (kStr, kBytes, kCompressedStr).
 
-  void set_uint64_value(uint64_t v) {
-    value_[0] = static_cast<uint32_t>(v);
-    value_[1] = static_cast<uint32_t>(v >> 32);
+  // Stores `v` as the member that kind() names (set the kind first): in the
+  // Stat when it fits, else appended to `wide`, the wide_values of the plane
+  // the stat belongs to.
+  void set_uint64_value(uint64_t v, WideValues* wide) {
+    bool fits;
+    uint32_t narrow;
+    switch (kind()) {
+      case StatKind::kInt64:
+        fits = static_cast<int64_t>(v) == int64_t{static_cast<int32_t>(static_cast<uint32_t>(v))};
+        narrow = static_cast<uint32_t>(v);
+        break;
+      case StatKind::kDouble:
+        fits = static_cast<uint32_t>(v) == 0;
+        narrow = static_cast<uint32_t>(v >> 32);
+        break;
+      default:
+        fits = v <= 0xffffffffu;
+        narrow = static_cast<uint32_t>(v);
+    }
+    if (fits) {
+      bits_ &= ~kWideBit;
+      value_ = narrow;
+    } else {
+      bits_ |= kWideBit;
+      value_ = static_cast<uint32_t>(wide->size());
+      wide->push_back(v);
+    }
   }
-  void set_int64_value(int64_t v) { set_uint64_value(static_cast<uint64_t>(v)); }
-  void set_double_value(double d) {
+  void set_int64_value(int64_t v, WideValues* wide) { set_uint64_value(static_cast<uint64_t>(v), wide); }
+  void set_double_value(double d, WideValues* wide) {
     uint64_t bits;
     std::memcpy(&bits, &d, sizeof d);
-    set_uint64_value(bits);
+    set_uint64_value(bits, wide);
   }
-  void set_str_id(uint32_t id) { set_uint64_value(id); }
+  void set_str_id(uint32_t id) {
+    bits_ &= ~kWideBit;
+    value_ = id;
+  }
+
+  // For code that moves wide values between WideValues: the index of a wide
+  // stat's value, and setting it.
+  uint32_t wide_index() const { return value_; }
+  void set_wide_index(uint32_t index) {
+    bits_ |= kWideBit;
+    value_ = index;
+  }
+  // A copy of this stat of plane `from` for plane `to` (its wide value
+  // appended to `to`).
+  Stat copy_wide_value(const WideValues& from, WideValues* to) const {
+    Stat copy = *this;
+    if (is_wide()) {
+      copy.set_wide_index(static_cast<uint32_t>(to->size()));
+      to->push_back(from[value_]);
+    }
+    return copy;
+  }
 
  private:
   static constexpr int kKindShift = 29;
-  static constexpr uint32_t kIndexMask = (uint32_t{1} << kKindShift) - 1;
+  static constexpr uint32_t kWideBit = uint32_t{1} << 28;
+  static constexpr uint32_t kIndexMask = kWideBit - 1;
+  static constexpr uint32_t kKindMask = ~uint32_t{0} << kKindShift;
 
-  uint32_t bits_ = 0;  // metadata index | kind << kKindShift.
-  uint32_t value_[2] = {0, 0};
+  uint32_t bits_ = 0;  // metadata index | wide << 28 | kind << kKindShift.
+  uint32_t value_ = 0;
 };
-static_assert(sizeof(Stat) == 12, "Stat must stay compact");
+static_assert(sizeof(Stat) == 8, "Stat must stay compact");
 static_assert(static_cast<int>(StatKind::kCompressedStr) < 8, "StatKind must fit in 3 bits");
 
 struct Event {
@@ -170,6 +241,8 @@ struct Plane {
   std::vector<EventMetadata> event_metadata;
   std::vector<StatMetadata> stat_metadata;
   std::vector<Stat> stats;  // Plane-level stats.
+  // The values of this plane's wide stats (lines', metadata's and its own).
+  WideValues wide_values;
 };
 
 struct XSpaceData {

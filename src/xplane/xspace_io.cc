@@ -89,19 +89,19 @@ class PlaneReader {
   Stat ReadStat(const pb::XStat& proto) {
     Stat s;
     s.set_metadata_index(StatIndex(proto.metadata_id()));
-    s.set_uint64_value(0);
+    WideValues* wide = &plane_->wide_values;
     switch (proto.value_case()) {
       case pb::XStat::kDoubleValue:
         s.set_kind(StatKind::kDouble);
-        s.set_double_value(proto.double_value());
+        s.set_double_value(proto.double_value(), wide);
         break;
       case pb::XStat::kUint64Value:
         s.set_kind(StatKind::kUint64);
-        s.set_uint64_value(proto.uint64_value());
+        s.set_uint64_value(proto.uint64_value(), wide);
         break;
       case pb::XStat::kInt64Value:
         s.set_kind(StatKind::kInt64);
-        s.set_int64_value(proto.int64_value());
+        s.set_int64_value(proto.int64_value(), wide);
         break;
       case pb::XStat::kStrValue:
         s.set_kind(StatKind::kStr);
@@ -113,7 +113,7 @@ class PlaneReader {
         break;
       case pb::XStat::kRefValue:
         s.set_kind(StatKind::kRef);
-        s.set_uint64_value(proto.ref_value());
+        s.set_uint64_value(proto.ref_value(), wide);
         break;
       case pb::XStat::kCompressedStrValue:
         s.set_kind(StatKind::kCompressedStr);
@@ -163,13 +163,13 @@ void WriteStatProto(const XSpaceData& space, const Plane& plane, const Stat& s, 
     case StatKind::kNone:
       break;
     case StatKind::kDouble:
-      out->set_double_value(s.double_value());
+      out->set_double_value(s.double_value(plane.wide_values));
       break;
     case StatKind::kUint64:
-      out->set_uint64_value(s.uint64_value());
+      out->set_uint64_value(s.uint64_value(plane.wide_values));
       break;
     case StatKind::kInt64:
-      out->set_int64_value(s.int64_value());
+      out->set_int64_value(s.int64_value(plane.wide_values));
       break;
     case StatKind::kStr:
       out->set_str_value(std::string(space.strings.Get(s.str_id())));
@@ -178,7 +178,7 @@ void WriteStatProto(const XSpaceData& space, const Plane& plane, const Stat& s, 
       out->set_bytes_value(std::string(space.strings.Get(s.str_id())));
       break;
     case StatKind::kRef:
-      out->set_ref_value(s.uint64_value());
+      out->set_ref_value(s.uint64_value(plane.wide_values));
       break;
     case StatKind::kCompressedStr:
       out->set_compressed_str_value(std::string(space.strings.Get(s.str_id())));
@@ -227,11 +227,11 @@ class Serializer {
     switch (s.kind()) {
       case StatKind::kNone: break;
       case StatKind::kDouble: size += TagSize(2) + 8; break;
-      case StatKind::kUint64: size += VarintFieldSize(3, s.uint64_value()); break;
-      case StatKind::kInt64: size += VarintFieldSize(4, static_cast<uint64_t>(s.int64_value())); break;
+      case StatKind::kUint64: size += VarintFieldSize(3, s.uint64_value(plane.wide_values)); break;
+      case StatKind::kInt64: size += VarintFieldSize(4, static_cast<uint64_t>(s.int64_value(plane.wide_values))); break;
       case StatKind::kStr: size += LengthFieldSize(5, space_.strings.Get(s.str_id()).size()); break;
       case StatKind::kBytes: size += LengthFieldSize(6, space_.strings.Get(s.str_id()).size()); break;
-      case StatKind::kRef: size += VarintFieldSize(7, s.uint64_value()); break;
+      case StatKind::kRef: size += VarintFieldSize(7, s.uint64_value(plane.wide_values)); break;
       case StatKind::kCompressedStr: size += LengthFieldSize(8, space_.strings.Get(s.str_id()).size()); break;
     }
     return size;
@@ -244,13 +244,13 @@ class Serializer {
       case StatKind::kNone: break;
       case StatKind::kDouble:
         out->WriteTag((2u << 3) | 1);
-        out->WriteLittleEndian64(absl::bit_cast<uint64_t>(s.double_value()));
+        out->WriteLittleEndian64(absl::bit_cast<uint64_t>(s.double_value(plane.wide_values)));
         break;
-      case StatKind::kUint64: WriteVarintField(out, 3, s.uint64_value()); break;
-      case StatKind::kInt64: WriteVarintField(out, 4, static_cast<uint64_t>(s.int64_value())); break;
+      case StatKind::kUint64: WriteVarintField(out, 3, s.uint64_value(plane.wide_values)); break;
+      case StatKind::kInt64: WriteVarintField(out, 4, static_cast<uint64_t>(s.int64_value(plane.wide_values))); break;
       case StatKind::kStr: WriteBytesField(out, 5, space_.strings.Get(s.str_id())); break;
       case StatKind::kBytes: WriteBytesField(out, 6, space_.strings.Get(s.str_id())); break;
-      case StatKind::kRef: WriteVarintField(out, 7, s.uint64_value()); break;
+      case StatKind::kRef: WriteVarintField(out, 7, s.uint64_value(plane.wide_values)); break;
       case StatKind::kCompressedStr: WriteBytesField(out, 8, space_.strings.Get(s.str_id())); break;
     }
   }

@@ -46,10 +46,10 @@ uint64_t StatBytes(const Stat& s, const Plane& plane, const StringPool& pool) {
       break;
     case StatKind::kUint64:
     case StatKind::kRef:
-      n += 1 + VarintBytes(s.uint64_value());  // Oneof members are written even when 0.
+      n += 1 + VarintBytes(s.uint64_value(plane.wide_values));  // Oneof members: written even if 0.
       break;
     case StatKind::kInt64:
-      n += 1 + VarintBytes(static_cast<uint64_t>(s.int64_value()));
+      n += 1 + VarintBytes(static_cast<uint64_t>(s.int64_value(plane.wide_values)));
       break;
     case StatKind::kStr:
     case StatKind::kBytes:
@@ -117,18 +117,19 @@ uint32_t FindStat(const Plane& plane, const StringPool& pool, absl::string_view 
   return kUnmapped;
 }
 
-// The event's own correlation id stat, if any.
-bool CorrelationOf(const Event& e, const Line& line, uint32_t corr_index, int64_t* out) {
+// The event's own correlation id stat, if any (`line` of `plane`).
+bool CorrelationOf(const Event& e, const Line& line, const Plane& plane, uint32_t corr_index,
+                   int64_t* out) {
   if (corr_index == kUnmapped) return false;
   const Stat* stats = line.stats.data() + e.stats_begin;
   for (uint32_t i = 0; i < e.stats_count; ++i) {
     if (stats[i].metadata_index() != corr_index) continue;
     if (stats[i].kind() == StatKind::kInt64) {
-      *out = stats[i].int64_value();
+      *out = stats[i].int64_value(plane.wide_values);
       return true;
     }
     if (stats[i].kind() == StatKind::kUint64) {
-      *out = static_cast<int64_t>(stats[i].uint64_value());
+      *out = static_cast<int64_t>(stats[i].uint64_value(plane.wide_values));
       return true;
     }
   }
@@ -246,7 +247,7 @@ bool XSpaceSplit::AssignSlots(bool by_steps) {
     for (const Line& line : host->lines) {
       for (const Event& e : line.events) {
         int64_t id;
-        if (!e.is_aggregate && CorrelationOf(e, line, corr, &id)) {
+        if (!e.is_aggregate && CorrelationOf(e, line, *host, corr, &id)) {
           slot_of_correlation.emplace(id, slot_of_time(BeginPs(line, e, base_ns)));
         }
       }
@@ -272,7 +273,7 @@ bool XSpaceSplit::AssignSlots(bool by_steps) {
         int64_t id;
         if (e.is_aggregate) {
           slot = 0;  // No time: kept with the first part.
-        } else if (CorrelationOf(e, line, corr, &id)) {
+        } else if (CorrelationOf(e, line, plane, corr, &id)) {
           auto it = slot_of_correlation.find(id);
           slot = it != slot_of_correlation.end() ? it->second
                                                   : slot_of_time(BeginPs(line, e, base_ns));
@@ -408,7 +409,9 @@ XSpaceData XSpaceSplit::ExtractPart(size_t index) const {
     if (remap[id] == kUnmapped) remap[id] = out.strings.Intern(space.strings.Get(id));
     return remap[id];
   };
-  auto copy_stat = [&](Stat s) {
+  // A stat of `from` for `to`: its string re-interned, its wide value copied.
+  auto copy_stat = [&](const Stat& stat, const Plane& from, Plane& to) {
+    Stat s = stat.copy_wide_value(from.wide_values, &to.wide_values);
     if (s.kind() == StatKind::kStr || s.kind() == StatKind::kBytes ||
         s.kind() == StatKind::kCompressedStr) {
       s.set_str_id(str(s.str_id()));
@@ -429,7 +432,7 @@ XSpaceData XSpaceSplit::ExtractPart(size_t index) const {
       md.name = str(md.name);
       md.display_name = str(md.display_name);
       md.metadata = str(md.metadata);
-      for (Stat& s : md.stats) s = copy_stat(s);
+      for (Stat& s : md.stats) s = copy_stat(s, plane, q);
     }
     q.stat_metadata = plane.stat_metadata;
     for (StatMetadata& md : q.stat_metadata) {
@@ -438,20 +441,21 @@ XSpaceData XSpaceSplit::ExtractPart(size_t index) const {
     }
     const bool task_env = space.strings.Get(plane.name) == kTaskEnvPlaneName;
     for (const Stat& s : plane.stats) {
-      Stat c = copy_stat(s);
+      Stat c = copy_stat(s, plane, q);
       if (task_env && c.kind() == StatKind::kInt64) {
         absl::string_view name = space.strings.Get(plane.stat_metadata[s.metadata_index()].name);
         // Epoch ns of the whole session -> of this part's span.
         int64_t start_shift_ns = (part.begin_ps - whole_begin_ps) / 1000;
         if (name == StatTypeName(StatType::kProfileStartTime)) {
-          c.set_int64_value(s.int64_value() + start_shift_ns);
+          c.set_int64_value(s.int64_value(plane.wide_values) + start_shift_ns, &q.wide_values);
         } else if (name == StatTypeName(StatType::kProfileStopTime)) {
           for (const Stat& t : plane.stats) {
             if (space.strings.Get(plane.stat_metadata[t.metadata_index()].name) ==
                     StatTypeName(StatType::kProfileStartTime) &&
                 t.kind() == StatKind::kInt64) {
-              c.set_int64_value(t.int64_value() + start_shift_ns +
-                              (part.end_ps - part.begin_ps) / 1000);
+              c.set_int64_value(t.int64_value(plane.wide_values) + start_shift_ns +
+                                    (part.end_ps - part.begin_ps) / 1000,
+                                &q.wide_values);
             }
           }
         }
@@ -478,7 +482,7 @@ XSpaceData XSpaceSplit::ExtractPart(size_t index) const {
         Event e = line.events[i];
         const Stat* stats = line.stats.data() + e.stats_begin;
         e.stats_begin = static_cast<uint32_t>(m.stats.size());
-        for (uint32_t s = 0; s < e.stats_count; ++s) m.stats.push_back(copy_stat(stats[s]));
+        for (uint32_t s = 0; s < e.stats_count; ++s) m.stats.push_back(copy_stat(stats[s], plane, q));
         if (!e.is_aggregate) line_end = std::max(line_end, e.offset_ps + e.duration_ps);
         m.events.push_back(e);
       }

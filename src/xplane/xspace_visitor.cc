@@ -11,19 +11,19 @@ namespace tbprof::xplane {
 
 
 int64_t XStatVisitor::IntOrUintValue() const {
-  if (stat_->kind() == StatKind::kInt64) return stat_->int64_value();
-  if (stat_->kind() == StatKind::kUint64) return static_cast<int64_t>(stat_->uint64_value());
+  if (stat_->kind() == StatKind::kInt64) return stat_->int64_value(wide());
+  if (stat_->kind() == StatKind::kUint64) return static_cast<int64_t>(stat_->uint64_value(wide()));
   return 0;
 }
 
 double XStatVisitor::NumericValue() const {
   switch (stat_->kind()) {
     case StatKind::kInt64:
-      return static_cast<double>(stat_->int64_value());
+      return static_cast<double>(stat_->int64_value(wide()));
     case StatKind::kUint64:
-      return static_cast<double>(stat_->uint64_value());
+      return static_cast<double>(stat_->uint64_value(wide()));
     case StatKind::kDouble:
-      return stat_->double_value();
+      return stat_->double_value(wide());
     default:
       return 0;
   }
@@ -31,7 +31,7 @@ double XStatVisitor::NumericValue() const {
 
 absl::string_view XStatVisitor::StrOrRefValue() const {
   if (stat_->kind() == StatKind::kStr) return plane_->str(stat_->str_id());
-  if (stat_->kind() == StatKind::kRef) return plane_->stat_name_by_id(stat_->uint64_value());
+  if (stat_->kind() == StatKind::kRef) return plane_->stat_name_by_id(stat_->uint64_value(wide()));
   return {};
 }
 
@@ -47,11 +47,11 @@ std::string XStatVisitor::ToString() const {
     case StatKind::kNone:
       return "";
     case StatKind::kDouble:
-      return absl::StrCat(stat_->double_value());
+      return absl::StrCat(stat_->double_value(wide()));
     case StatKind::kUint64:
-      return absl::StrCat(stat_->uint64_value());
+      return absl::StrCat(stat_->uint64_value(wide()));
     case StatKind::kInt64:
-      return absl::StrCat(stat_->int64_value());
+      return absl::StrCat(stat_->int64_value(wide()));
     case StatKind::kStr:
     case StatKind::kRef:
       return std::string(StrOrRefValue());

@@ -32,23 +32,29 @@ class XStatVisitor {
   uint32_t metadata_index() const { return stat_->metadata_index(); }
 
   // int64_value only (0 otherwise), as the plugin's IntValue().
-  int64_t IntValue() const { return stat_->kind() == StatKind::kInt64 ? stat_->int64_value() : 0; }
+  int64_t IntValue() const { return stat_->kind() == StatKind::kInt64 ? stat_->int64_value(wide()) : 0; }
   // int64 or uint64 value (uint64 cast), 0 otherwise.
   int64_t IntOrUintValue() const;
-  uint64_t UintValue() const { return stat_->kind() == StatKind::kUint64 ? stat_->uint64_value() : 0; }
-  double DoubleValue() const { return stat_->kind() == StatKind::kDouble ? stat_->double_value() : 0; }
+  uint64_t UintValue() const {
+    return stat_->kind() == StatKind::kUint64 ? stat_->uint64_value(wide()) : 0;
+  }
+  double DoubleValue() const {
+    return stat_->kind() == StatKind::kDouble ? stat_->double_value(wide()) : 0;
+  }
   // Any numeric value as double.
   double NumericValue() const;
   // str_value or the name a ref_value points to; "" otherwise.
   absl::string_view StrOrRefValue() const;
   // The stat-metadata id a kRef stat points to (its string is that
   // metadata's name); 0 for other kinds.
-  uint64_t RefId() const { return stat_->kind() == StatKind::kRef ? stat_->uint64_value() : 0; }
+  uint64_t RefId() const { return stat_->kind() == StatKind::kRef ? stat_->uint64_value(wide()) : 0; }
   absl::string_view BytesValue() const;
   // Human-readable rendering of any kind.
   std::string ToString() const;
 
  private:
+  const WideValues& wide() const;  // The plane's (Stat).
+
   const XPlaneVisitor* plane_;
   const Stat* stat_;
 };
@@ -181,6 +187,7 @@ std::vector<const Plane*> FindGpuPlanes(const XSpaceData& space);
 // ---- inline and template definitions ---------------------------------------
 // (The small accessors are inline: the views call them for every event.)
 
+inline const WideValues& XStatVisitor::wide() const { return plane_->raw().wide_values; }
 inline StatType XStatVisitor::type() const { return plane_->stat_type(stat_->metadata_index()); }
 inline absl::string_view XStatVisitor::name() const {
   return plane_->stat_name(stat_->metadata_index());

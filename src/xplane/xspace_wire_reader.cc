@@ -284,6 +284,9 @@ struct PlaneState {
   // pools of their own, merged in that order after the join.
   std::unique_ptr<StringPool> setup_pool;
   std::vector<std::unique_ptr<StringPool>> line_pools;  // Per group.
+  // Likewise the wide values (Stat) of the lines of groups 1, 2, ...; group
+  // 0 appends to the plane's own, which come first.
+  std::vector<WideValues> line_wide;  // Per group.
 };
 
 // One line to decode: its bytes and where the result goes.
@@ -544,7 +547,7 @@ class WireParser {
         pv.stat_ids.push_back(id);
         pv.stat_at.push_back(at);
       }
-      // Past 2^29 distinct ids this may fail where one thread would not
+      // Past 2^28 distinct ids this may fail where one thread would not
       // (or the reverse); no file gets near.
       return static_cast<uint32_t>(
           std::min<uint64_t>(uint64_t{ps_->known_stats} + it->second, kNoIndex - 1));
@@ -597,8 +600,9 @@ class WireParser {
   // Group boundaries: groups g = [bounds[g], bounds[g + 1]) of tasks_.
   std::vector<size_t> SplitTasks(int threads) const;
   // After the threads joined: interns the strings of the pools of
-  // PlaneState into the space's pool, in the order one thread would have,
-  // and rewrites the ids that referred to them.
+  // PlaneState into the space's pool and appends the groups' wide values to
+  // their planes', in the order one thread would have, and rewrites the ids
+  // and indices that referred to them.
   void MergeStrings(const std::vector<size_t>& bounds);
   // Creates the implicit metadata group `group` used, in order, and rewrites
   // its provisional indices.
@@ -614,6 +618,7 @@ class WireParser {
   const uint8_t* base_;
   uint64_t size_;
   StringPool* strings_;  // The space's pool, or a worker's own.
+  WideValues* wide_ = nullptr;  // Where wide stat values go.
 
   PlaneState own_state_;         // The plane being read, in Parse().
   PlaneState* ps_ = nullptr;     // The plane whose lines are being decoded.
@@ -704,7 +709,7 @@ bool WireParser::ResolveStat(const RawStat& raw, Stat* out) {
   }
   out->set_metadata_index(index);
   out->set_kind(raw.kind);
-  out->set_uint64_value(raw.bits);
+  out->set_uint64_value(raw.bits, wide_);
   switch (raw.kind) {
     case StatKind::kStr: {
       uint32_t id = 0;
@@ -957,6 +962,7 @@ bool WireParser::ParsePlane(Span span, int depth) {
   ps->plane = &plane;
   ps->number = plane_number_;
   ps_ = ps;
+  wide_ = &plane.wide_values;
   if (collect_tasks_) {
     if (ps->number == 0) {
       UsePool(&out_->strings);
@@ -1221,6 +1227,8 @@ bool WireParser::DecodeTasks(size_t begin, size_t end) {
       pool = own.get();
     }
     if (pool != strings_) UsePool(pool);
+    wide_ = group_ <= 0 ? &task.plane->plane->wide_values
+                        : &task.plane->line_wide[static_cast<size_t>(group_)];
     plane_number_ = task.plane->number;
     line_number_ = task.line_number;
     task_begin_ = task.span.p;
@@ -1296,16 +1304,30 @@ void WireParser::MergeStrings(const std::vector<size_t>& bounds) {
       ps.setup_pool.reset();
     }
     for (size_t g = 0; g < ps.line_pools.size(); ++g) {
-      if (ps.line_pools[g] == nullptr) continue;
-      const std::vector<uint32_t> id = InternAll(*ps.line_pools[g], &out_->strings);
+      // This group's wide values follow the plane's so far.
+      WideValues& wide = ps.line_wide[g];
+      const uint32_t wide_offset = static_cast<uint32_t>(plane.wide_values.size());
+      plane.wide_values.insert(plane.wide_values.end(), wide.begin(), wide.end());
+      if (ps.line_pools[g] == nullptr && wide.empty()) continue;
+      std::vector<uint32_t> id;
+      if (ps.line_pools[g] != nullptr) id = InternAll(*ps.line_pools[g], &out_->strings);
       for (size_t t = bounds[g]; t < bounds[g + 1]; ++t) {
         if (tasks_[t].plane != &ps) continue;
         Line* line = tasks_[t].line;
-        line->name = id[line->name];
-        line->display_name = id[line->display_name];
-        RemapStats(id, &line->stats);
+        if (!id.empty()) {
+          line->name = id[line->name];
+          line->display_name = id[line->display_name];
+        }
+        for (Stat& stat : line->stats) {
+          if (!id.empty() && IsStringStat(stat)) {
+            stat.set_str_id(id[stat.str_id()]);
+          } else if (!wide.empty() && stat.is_wide()) {
+            stat.set_wide_index(stat.wide_index() + wide_offset);
+          }
+        }
       }
       ps.line_pools[g].reset();
+      WideValues().swap(wide);
     }
   }
 }
@@ -1363,6 +1385,7 @@ absl::StatusOr<bool> WireParser::ParseInParallel(int threads) {
     for (PlaneState& ps : states_) {
       ps.provisional.resize(groups_);
       ps.line_pools.resize(groups_);
+      ps.line_wide.resize(groups_);
     }
     std::vector<std::unique_ptr<WireParser>> workers;
     for (size_t g = 1; g < groups_; ++g) {

@@ -38,24 +38,28 @@ absl::StatusOr<XSpaceData> ReferenceParse(absl::string_view bytes) {
   return data;
 }
 
-std::string StatText(const Stat& s) {
+// `s` of a plane whose wide values are `wide`.
+std::string StatText(const Stat& s, const WideValues& wide) {
   return absl::StrCat("{md ", s.metadata_index(), " kind ", static_cast<int>(s.kind()), " value ",
                       s.kind() == StatKind::kStr || s.kind() == StatKind::kBytes ||
                               s.kind() == StatKind::kCompressedStr
                           ? s.str_id()
-                          : s.uint64_value(),
-                      "}");
+                          : s.uint64_value(wide),
+                      s.is_wide() ? " wide" : "", "}");
 }
 
-bool SameStat(const Stat& a, const Stat& b) {
-  if (a.metadata_index() != b.metadata_index() || a.kind() != b.kind()) return false;
+bool SameStat(const Stat& a, const WideValues& a_wide, const Stat& b, const WideValues& b_wide) {
+  if (a.metadata_index() != b.metadata_index() || a.kind() != b.kind() ||
+      a.is_wide() != b.is_wide()) {
+    return false;
+  }
   switch (a.kind()) {
     case StatKind::kStr:
     case StatKind::kBytes:
     case StatKind::kCompressedStr:
       return a.str_id() == b.str_id();
     default:
-      return a.uint64_value() == b.uint64_value();
+      return a.uint64_value(a_wide) == b.uint64_value(b_wide);
   }
 }
 
@@ -72,18 +76,19 @@ bool SameStat(const Stat& a, const Stat& b) {
     return fail("errors, warnings or hostnames differ");
   }
   if (a.planes.size() != b.planes.size()) return fail("plane counts differ");
-  auto same_stats = [](const std::vector<Stat>& x, const std::vector<Stat>& y) {
-    if (x.size() != y.size()) return false;
-    for (size_t i = 0; i < x.size(); ++i) {
-      if (!SameStat(x[i], y[i])) return false;
-    }
-    return true;
-  };
   for (size_t p = 0; p < a.planes.size(); ++p) {
     const Plane& pa = a.planes[p];
     const Plane& pb = b.planes[p];
+    auto same_stats = [&](const std::vector<Stat>& x, const std::vector<Stat>& y) {
+      if (x.size() != y.size()) return false;
+      for (size_t i = 0; i < x.size(); ++i) {
+        if (!SameStat(x[i], pa.wide_values, y[i], pb.wide_values)) return false;
+      }
+      return true;
+    };
     const std::string at = absl::StrCat("plane ", p, ": ");
     if (pa.id != pb.id || pa.name != pb.name) return fail(at, "id or name differ");
+    if (pa.wide_values != pb.wide_values) return fail(at, "wide values differ");
     if (!same_stats(pa.stats, pb.stats)) return fail(at, "plane stats differ");
     if (pa.stat_metadata.size() != pb.stat_metadata.size()) return fail(at, "stat metadata count");
     for (size_t i = 0; i < pa.stat_metadata.size(); ++i) {
@@ -127,9 +132,9 @@ bool SameStat(const Stat& a, const Stat& b) {
       }
       if (x.stats.size() != y.stats.size()) return fail(lat, "stat counts differ");
       for (size_t s = 0; s < x.stats.size(); ++s) {
-        if (!SameStat(x.stats[s], y.stats[s])) {
-          return fail(lat, "stat ", s, " differs: ", StatText(x.stats[s]), " vs ",
-                      StatText(y.stats[s]));
+        if (!SameStat(x.stats[s], pa.wide_values, y.stats[s], pb.wide_values)) {
+          return fail(lat, "stat ", s, " differs: ", StatText(x.stats[s], pa.wide_values), " vs ",
+                      StatText(y.stats[s], pb.wide_values));
         }
       }
     }
@@ -559,6 +564,11 @@ std::string ManyLinesSpace() {
         pb::XStat* bytes = event->add_stats();
         bytes->set_metadata_id(1);
         bytes->set_bytes_value(absl::StrCat("b", l));
+        if (e % 3 == 0) {  // Wide values (past 32 bits) in every line.
+          pb::XStat* big = event->add_stats();
+          big->set_metadata_id(1);
+          big->set_int64_value((int64_t{1} << 40) + p * 1000 + l * 100 + e);
+        }
       }
     }
   }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <optional>
 #include <string>
@@ -20,23 +21,34 @@ namespace {
 
 using tbprof::GemmOpEfficiency;
 
-// The parsed record_shapes stats of a call (parsed once per distinct text).
+// The parsed record_shapes stats of a call: parsed once per distinct text,
+// found once per OpTree::inputs entry by text and then by entry.
 class InputsCache {
  public:
-  const OpInputs& Get(const OpInputsText& c) {
-    auto [it, inserted] =
-        cache_.try_emplace(std::make_tuple(c.input_dims, c.input_types, c.concrete_inputs));
+  explicit InputsCache(const OpTree& tree) : tree_(tree), of_entry_(tree.inputs.size(), nullptr) {}
+
+  const OpInputs& Get(const OpCall& call) {
+    const OpInputs*& cached = of_entry_[call.inputs];
+    if (cached != nullptr) return *cached;
+    const OpInputsText& c = tree_.InputsOf(call);
+    auto [it, inserted] = by_text_.try_emplace(
+        std::make_tuple(c.input_dims, c.input_types, c.concrete_inputs), parsed_.size());
     if (inserted) {
-      ParseInputDims(c.input_dims, &it->second.dims);
-      ParseStringList(c.input_types, &it->second.types);
-      ParseStringList(c.concrete_inputs, &it->second.concrete);
+      OpInputs& parsed = parsed_.emplace_back();
+      ParseInputDims(c.input_dims, &parsed.dims);
+      ParseStringList(c.input_types, &parsed.types);
+      ParseStringList(c.concrete_inputs, &parsed.concrete);
     }
-    return it->second;
+    cached = &parsed_[it->second];
+    return *cached;
   }
 
  private:
-  absl::flat_hash_map<std::tuple<absl::string_view, absl::string_view, absl::string_view>, OpInputs>
-      cache_;
+  const OpTree& tree_;
+  std::vector<const OpInputs*> of_entry_;  // By OpTree::inputs index; null: not yet.
+  std::deque<OpInputs> parsed_;            // Stable addresses.
+  absl::flat_hash_map<std::tuple<absl::string_view, absl::string_view, absl::string_view>, size_t>
+      by_text_;
 };
 
 struct Group {
@@ -74,63 +86,79 @@ tbprof::GemmEfficiency GemmEfficiencyFromTree(const OpTree& tree,
   for (size_t i = 0; i < tree.names.size(); ++i) kind_of_name[i] = FlopOpOf(tree.names[i].name);
   auto kind = [&](size_t op) { return kind_of_name[tree.ops[op].name]; };
 
-  // Calls with a FLOP op inside them, gradients of 1.9-style backward calls,
-  // and output shapes learned from backward calls.
+  // The GEMM / convolution calls, calls with one inside them, gradients of
+  // 1.9-style backward calls (by call: only convolution backward calls have
+  // any), and output shapes learned from backward calls.
+  std::vector<int32_t> flop_calls;
   std::vector<bool> has_flop_inside(n, false);
-  std::vector<int> grads(n, 0);
+  absl::flat_hash_map<int32_t, int> grads;
   ConvOutputShapes conv_outputs;
-  InputsCache inputs;
-  int64_t gemm_calls = 0;
+  InputsCache inputs(tree);
   for (size_t i = 0; i < n; ++i) {
     const OpCall& c = tree.ops[i];
-    absl::string_view name = tree.names[c.name].name;
-    if (c.parent >= 0 && kind(c.parent) == FlopOp::kConvolutionBackward &&
-        (absl::EndsWith(name, "_backward_input") || absl::EndsWith(name, "_backward_weight"))) {
-      ++grads[c.parent];
+    if (c.parent >= 0 && kind(c.parent) == FlopOp::kConvolutionBackward) {
+      absl::string_view name = tree.names[c.name].name;
+      if (absl::EndsWith(name, "_backward_input") || absl::EndsWith(name, "_backward_weight")) {
+        ++grads[c.parent];
+      }
     }
     if (kind(i) == FlopOp::kNone) continue;
-    ++gemm_calls;
-    if (kind(i) == FlopOp::kConvolutionBackward) conv_outputs.AddBackward(name, inputs.Get(tree.InputsOf(c)).dims);
+    flop_calls.push_back(static_cast<int32_t>(i));
+    if (kind(i) == FlopOp::kConvolutionBackward) {
+      conv_outputs.AddBackward(tree.names[c.name].name, inputs.Get(c).dims);
+    }
     for (int32_t p = c.parent; p >= 0 && !has_flop_inside[p]; p = tree.ops[p].parent) {
       has_flop_inside[p] = true;
     }
   }
+  const int64_t gemm_calls = static_cast<int64_t>(flop_calls.size());
 
   // FLOPs per innermost GEMM / convolution call, grouped.
   std::map<std::string, int64_t> unknown;  // Why FLOPs are unknown -> calls.
   int64_t without_device_time = 0;
   std::vector<Group> groups;
   absl::flat_hash_map<std::tuple<int32_t, absl::string_view, absl::string_view>, size_t> index;
-  for (size_t i = 0; i < n; ++i) {
-    if (kind(i) == FlopOp::kNone || has_flop_inside[i]) continue;
+  // (name, OpTree::inputs index) -> groups index: most calls skip hashing texts.
+  absl::flat_hash_map<std::pair<int32_t, uint32_t>, size_t> group_of_call;
+  for (const int32_t i : flop_calls) {
+    if (has_flop_inside[i]) continue;
     const OpCall& c = tree.ops[i];
-    const FlopCount count =
-        CountFlops(tree.names[c.name].name, inputs.Get(tree.InputsOf(c)), &conv_outputs, grads[i]);
+    int grad = 0;
+    if (kind(i) == FlopOp::kConvolutionBackward) {
+      auto it = grads.find(i);
+      if (it != grads.end()) grad = it->second;
+    }
+    const FlopCount count = CountFlops(tree.names[c.name].name, inputs.Get(c), &conv_outputs, grad);
     if (count.flops <= 0) {
       ++unknown[count.why_not.empty() ? "zero-size shapes" : count.why_not];
       continue;
     }
-    if (c.device_total_ps <= 0) {
+    const OpDeviceTime device = tree.DeviceOf(c);
+    if (device.total_ps <= 0) {
       ++without_device_time;
       continue;
     }
-    const OpInputsText& text = tree.InputsOf(c);
-    auto [it, inserted] =
-        index.try_emplace(std::make_tuple(c.name, text.input_dims, text.input_types), groups.size());
-    if (inserted) {
-      Group& g = groups.emplace_back();
-      g.name = c.name;
-      g.dims = text.input_dims;
-      g.types = text.input_types;
-      g.dtype = count.dtype;
-      g.flops_per_call = count.flops;
+    auto [cached, miss] = group_of_call.try_emplace(std::make_pair(c.name, c.inputs), 0);
+    if (miss) {
+      const OpInputsText& text = tree.InputsOf(c);
+      auto [it, inserted] = index.try_emplace(
+          std::make_tuple(c.name, text.input_dims, text.input_types), groups.size());
+      if (inserted) {
+        Group& g = groups.emplace_back();
+        g.name = c.name;
+        g.dims = text.input_dims;
+        g.types = text.input_types;
+        g.dtype = count.dtype;
+        g.flops_per_call = count.flops;
+      }
+      cached->second = it->second;
     }
-    Group& g = groups[it->second];
+    Group& g = groups[cached->second];
     ++g.calls;
     g.flops += count.flops;
-    g.device_ps += c.device_total_ps;
-    if (g.gpu < 0 && c.gpu >= 0) g.gpu = c.gpu;
-    if (c.device_total_tc_ps > 0) g.tensor_cores = true;
+    g.device_ps += device.total_ps;
+    if (g.gpu < 0 && device.gpu >= 0) g.gpu = device.gpu;
+    if (device.total_tc_ps > 0) g.tensor_cores = true;
   }
 
   // Peaks of the GPUs.

@@ -90,7 +90,7 @@ class ModuleTreeBuilder {
       for (auto it = py.rbegin(); it != py.rend(); ++it) {
         if (node_of[*it] < 0) continue;
         Node& n = nodes_[node_of[*it]];
-        n.device_self_ps += tree_.ops[op].device_self_ps;
+        n.device_self_ps += tree_.DeviceOf(tree_.ops[op]).self_ps;
         ++n.ops;
         return;
       }

@@ -4,7 +4,6 @@
 #include <cstdint>
 #include <numeric>
 #include <optional>
-#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -22,8 +21,6 @@ namespace {
 using xplane::StatType;
 
 constexpr int32_t kNoOp = -1;
-// How many events ahead the correlation-id lookups are prefetched.
-constexpr size_t kPrefetchAhead = 16;
 
 bool IsDerivedLine(const xplane::XLineVisitor& line) {
   return line.id() >= xplane::kThreadIdStepInfo;
@@ -31,12 +28,6 @@ bool IsDerivedLine(const xplane::XLineVisitor& line) {
 
 bool IsPythonLine(const xplane::XLineVisitor& line) {
   return absl::EndsWith(line.name(), kPythonStackLineSuffix);
-}
-
-bool IsMemoryEvent(const xplane::XEventVisitor& e) {
-  const xplane::HostEventType type = e.host_event_type();
-  return type == xplane::HostEventType::kMemoryAllocation ||
-         type == xplane::HostEventType::kMemoryDeallocation;
 }
 
 // Names xprof parses as TensorFlow / JAX / tf.data ops.
@@ -62,36 +53,125 @@ bool IsRuntimeCallName(absl::string_view name) {
   return false;
 }
 
-// Event indices of a line by (begin, longest first), the order in which
-// parents come before their children.
-std::vector<uint32_t> NestingOrder(const xplane::XLineVisitor& line) {
-  std::vector<uint32_t> order(line.num_events());
-  std::iota(order.begin(), order.end(), 0);
-  auto before = [&](uint32_t a, uint32_t b) {
-    const xplane::XEventVisitor x = line.event(a), y = line.event(b);
-    if (x.begin_ps() != y.begin_ps()) return x.begin_ps() < y.begin_ps();
-    return x.duration_ps() > y.duration_ps();
-  };
-  if (!std::is_sorted(order.begin(), order.end(), before)) {
-    std::stable_sort(order.begin(), order.end(), before);
+// True if the line's events are in nesting order already: by (begin,
+// longest first), the order in which parents come before their children.
+bool InNestingOrder(const xplane::XLineVisitor& line) {
+  for (size_t i = 1; i < line.num_events(); ++i) {
+    const xplane::XEventVisitor x = line.event(i - 1), y = line.event(i);
+    if (y.begin_ps() < x.begin_ps() ||
+        (y.begin_ps() == x.begin_ps() && y.duration_ps() > x.duration_ps())) {
+      return false;
+    }
   }
-  return order;
+  return true;
 }
 
-// Stat metadata indices of the host plane (UINT32_MAX if absent).
-struct HostStats {
-  uint32_t input_dims = UINT32_MAX, input_types = UINT32_MAX, concrete_inputs = UINT32_MAX,
-           call_stack = UINT32_MAX;
-  explicit HostStats(const xplane::XPlaneVisitor& plane) {
-    auto find = [&](absl::string_view name) {
-      std::optional<uint32_t> index = plane.FindStatMetadata(name);
-      return index.has_value() ? *index : UINT32_MAX;
-    };
-    input_dims = find(kInputDimsStatName);
-    input_types = find(kInputTypesStatName);
-    concrete_inputs = find(kConcreteInputsStatName);
-    call_stack = find(kCallStackStatName);
+// The event indices of a line in nesting order (stable: events with equal
+// begin and duration keep their order). Costs no memory for a line that is
+// in that order already, as most are.
+class NestingOrder {
+ public:
+  explicit NestingOrder(const xplane::XLineVisitor& line) : size_(line.num_events()) {
+    if (InNestingOrder(line)) return;
+    order_.resize(size_);
+    std::iota(order_.begin(), order_.end(), 0);
+    std::stable_sort(order_.begin(), order_.end(), [&](uint32_t a, uint32_t b) {
+      const xplane::XEventVisitor x = line.event(a), y = line.event(b);
+      if (x.begin_ps() != y.begin_ps()) return x.begin_ps() < y.begin_ps();
+      return x.duration_ps() > y.duration_ps();
+    });
   }
+  size_t size() const { return size_; }
+  uint32_t operator[](size_t k) const {
+    return order_.empty() ? static_cast<uint32_t>(k) : order_[k];
+  }
+
+ private:
+  size_t size_;
+  std::vector<uint32_t> order_;  // Empty: the identity.
+};
+
+// What a stat tells the op tree, by stat metadata index of a plane: the
+// per-event scans then cost a byte load per stat. The type decides first;
+// the record_shapes / with_stack stats go by name.
+enum class Role : uint8_t {
+  kNone = 0,
+  kCorrelation,
+  kIsRoot,
+  kTfOp,
+  kKernelDetails,
+  kInputDims,
+  kInputTypes,
+  kConcreteInputs,
+  kCallStack,
+};
+
+std::vector<Role> StatRoles(const xplane::XPlaneVisitor& plane) {
+  std::vector<Role> roles(plane.raw().stat_metadata.size(), Role::kNone);
+  for (size_t m = 0; m < roles.size(); ++m) {
+    switch (plane.stat_type(static_cast<uint32_t>(m))) {
+      case StatType::kCorrelationId:
+        roles[m] = Role::kCorrelation;
+        break;
+      case StatType::kIsRoot:
+        roles[m] = Role::kIsRoot;
+        break;
+      case StatType::kTfOp:
+        roles[m] = Role::kTfOp;
+        break;
+      case StatType::kKernelDetails:
+        roles[m] = Role::kKernelDetails;
+        break;
+      default:
+        break;
+    }
+  }
+  auto by_name = [&](absl::string_view name, Role role) {
+    std::optional<uint32_t> m = plane.FindStatMetadata(name);
+    if (m.has_value() && roles[*m] == Role::kNone) roles[*m] = role;
+  };
+  by_name(kInputDimsStatName, Role::kInputDims);
+  by_name(kInputTypesStatName, Role::kInputTypes);
+  by_name(kConcreteInputsStatName, Role::kConcreteInputs);
+  by_name(kCallStackStatName, Role::kCallStack);
+  return roles;
+}
+
+// A stat's StrOrRefValue without a call per stat for references (a host
+// op carries several: tf_op, input dims and types): the stat metadata names
+// by id, in a table when the ids are small (the usual 0..n), the same views
+// the visitor returns (the first metadata of an id wins, "" for none).
+class StatTexts {
+ public:
+  explicit StatTexts(const xplane::XPlaneVisitor& plane) {
+    const std::vector<xplane::StatMetadata>& metadata = plane.raw().stat_metadata;
+    for (const xplane::StatMetadata& md : metadata) {
+      if (md.id < 0 || static_cast<uint64_t>(md.id) >= 4 * metadata.size() + 1024) return;
+    }
+    std::vector<bool> set;
+    for (size_t m = 0; m < metadata.size(); ++m) {
+      const size_t id = static_cast<size_t>(metadata[m].id);
+      if (id >= by_id_.size()) {
+        by_id_.resize(id + 1);
+        set.resize(id + 1, false);
+      }
+      if (set[id]) continue;
+      set[id] = true;
+      by_id_[id] = plane.stat_name(static_cast<uint32_t>(m));
+    }
+    small_ids_ = true;
+  }
+  absl::string_view Of(const xplane::XStatVisitor& stat) const {
+    if (small_ids_ && stat.kind() == xplane::StatKind::kRef) {
+      const uint64_t id = stat.RefId();
+      return id < by_id_.size() ? by_id_[id] : absl::string_view();
+    }
+    return stat.StrOrRefValue();
+  }
+
+ private:
+  bool small_ids_ = false;
+  std::vector<absl::string_view> by_id_;
 };
 
 // What one host event says about itself.
@@ -99,46 +179,184 @@ struct HostEventInfo {
   bool has_correlation = false;
   int64_t correlation = 0;
   bool is_root = false;
-  absl::string_view tf_op;
+  bool tf_op_set = false;  // Some tf_op stat is not empty.
   absl::string_view input_dims, input_types, concrete_inputs, call_stack;
 };
 
-HostEventInfo ReadHostEvent(const xplane::XEventVisitor& e, const HostStats& s) {
+// With the record_shapes / with_stack texts (the last of each).
+HostEventInfo ReadHostEvent(const xplane::XEventVisitor& e, const std::vector<Role>& roles,
+                            const StatTexts& texts) {
   HostEventInfo info;
   e.ForEachStat([&](const xplane::XStatVisitor& stat) {
-    switch (stat.type()) {
-      case StatType::kCorrelationId:
+    switch (roles[stat.metadata_index()]) {
+      case Role::kCorrelation:
         info.has_correlation = true;
         info.correlation = stat.IntOrUintValue();
         return;
-      case StatType::kIsRoot:
+      case Role::kIsRoot:
         info.is_root = true;
         return;
-      case StatType::kTfOp:
-        if (info.tf_op.empty()) info.tf_op = stat.StrOrRefValue();
+      case Role::kTfOp:
+        if (!info.tf_op_set) info.tf_op_set = !texts.Of(stat).empty();
+        return;
+      case Role::kInputDims:
+        info.input_dims = texts.Of(stat);
+        return;
+      case Role::kInputTypes:
+        info.input_types = texts.Of(stat);
+        return;
+      case Role::kConcreteInputs:
+        info.concrete_inputs = texts.Of(stat);
+        return;
+      case Role::kCallStack:
+        info.call_stack = texts.Of(stat);
         return;
       default:
-        break;
+        return;
     }
-    const uint32_t m = stat.metadata_index();
-    if (m == s.input_dims) info.input_dims = stat.StrOrRefValue();
-    else if (m == s.input_types) info.input_types = stat.StrOrRefValue();
-    else if (m == s.concrete_inputs) info.concrete_inputs = stat.StrOrRefValue();
-    else if (m == s.call_stack) info.call_stack = stat.StrOrRefValue();
   });
   return info;
 }
 
+// What the names of a host plane's event metadata say (bits, by index).
+enum : uint8_t {
+  kMemoryEvent = 1,  // MemoryAllocation / MemoryDeallocation: never an op.
+  kTfOpNamed = 2,    // A TensorFlow / JAX op name: an op under the tf_op rule.
+  kNotAHostOp = 4,   // Kineto's trace span or a runtime call by name.
+};
+
+std::vector<uint8_t> HostNameFlags(const xplane::XPlaneVisitor& plane) {
+  std::vector<uint8_t> flags(plane.num_event_metadata(), 0);
+  for (size_t m = 0; m < flags.size(); ++m) {
+    const uint32_t index = static_cast<uint32_t>(m);
+    const xplane::HostEventType type = plane.host_event_type(index);
+    const absl::string_view name = plane.event_name(index);
+    if (type == xplane::HostEventType::kMemoryAllocation ||
+        type == xplane::HostEventType::kMemoryDeallocation) {
+      flags[m] |= kMemoryEvent;
+    }
+    if (IsTfOpFullname(name)) flags[m] |= kTfOpNamed;
+    if (IsKinetoTraceSpan(name) || IsRuntimeCallName(name)) flags[m] |= kNotAHostOp;
+  }
+  return flags;
+}
+
+// Whether a host event is an op call under the tf_op rule and under the
+// host events rule (op_tree.h).
+bool IsTfOpRuleOp(const HostEventInfo& info, uint8_t flags) {
+  if (info.is_root || (flags & kMemoryEvent)) return false;
+  return info.tf_op_set || (flags & kTfOpNamed);
+}
+bool IsHostRuleOp(const xplane::XEventVisitor& e, const HostEventInfo& info, uint8_t flags) {
+  if (info.is_root || (flags & kMemoryEvent)) return false;
+  return !info.has_correlation && e.duration_ps() > 0 && !(flags & kNotAHostOp);
+}
+
+// Correlation id -> the innermost op call around its launch (kNoOp: none);
+// the first launch of an id wins. The launches sorted by id (12 bytes
+// each), searched from where the previous lookup of the same device line
+// ended: device events come roughly in launch order, so a search takes a
+// few steps on memory the previous one touched, where a hash map would miss
+// the cache on every lookup (and on every insert).
+class LaunchTable {
+ public:
+  static constexpr int32_t kAbsent = INT32_MIN;
+
+  void Add(int64_t id, int32_t call) { launches_.push_back(Launch(id, call)); }
+  // Call after the last Add, before the first Find.
+  void Seal() { SortStably(&launches_); }
+  // The call of id's launch, kNoOp if outside every op, kAbsent if none.
+  // `hint` (start at 0) carries the position from one lookup to the next.
+  int32_t Find(int64_t id, size_t* hint) const {
+    const size_t at = LowerBoundNear(id, *hint);
+    *hint = at;
+    return at < launches_.size() && launches_[at].id() == id ? launches_[at].call : kAbsent;
+  }
+  void Release() { std::vector<Launch>().swap(launches_); }
+
+ private:
+  // 12 bytes: the id in two 32-bit halves (as xplane::Stat keeps values).
+  struct Launch {
+    Launch(int64_t id, int32_t call)
+        : id_low(static_cast<uint32_t>(id)),
+          id_high(static_cast<uint32_t>(static_cast<uint64_t>(id) >> 32)),
+          call(call) {}
+    int64_t id() const { return static_cast<int64_t>(uint64_t{id_high} << 32 | id_low); }
+    uint32_t id_low, id_high;
+    int32_t call;
+  };
+  static_assert(sizeof(Launch) == 12, "Launch must stay compact");
+
+  // Sorts by id, equal ids in the order added. The launches come in runs
+  // of rising ids (one per thread line, as a thread launches in order):
+  // the runs are merged, or, if there are many, the whole is sorted.
+  static void SortStably(std::vector<Launch>* launches) {
+    std::vector<Launch>& v = *launches;
+    auto by_id = [](const Launch& a, const Launch& b) { return a.id() < b.id(); };
+    std::vector<size_t> runs = {0};  // Where each run begins, then the end.
+    for (size_t i = 1; i < v.size(); ++i) {
+      if (v[i].id() < v[i - 1].id()) runs.push_back(i);
+    }
+    if (runs.size() > 64) {
+      std::stable_sort(v.begin(), v.end(), by_id);
+      return;
+    }
+    runs.push_back(v.size());
+    while (runs.size() > 2) {  // Merge neighbours, the earlier run first.
+      std::vector<size_t> merged = {0};
+      size_t r = 0;
+      for (; r + 2 < runs.size(); r += 2) {
+        std::inplace_merge(v.begin() + runs[r], v.begin() + runs[r + 1], v.begin() + runs[r + 2],
+                           by_id);
+        merged.push_back(runs[r + 2]);
+      }
+      if (r + 1 < runs.size()) merged.push_back(runs.back());
+      runs = std::move(merged);
+    }
+  }
+
+  // The first position whose id is not below `id`, galloping from `hint`.
+  size_t LowerBoundNear(int64_t id, size_t hint) const {
+    const size_t n = launches_.size();
+    auto below = [&](size_t i) { return launches_[i].id() < id; };
+    size_t lo, hi;  // The answer is in [lo, hi].
+    if (hint < n && below(hint)) {
+      lo = hint + 1;
+      size_t step = 1;
+      while (lo + step - 1 < n && below(lo + step - 1)) {
+        lo += step;
+        step *= 2;
+      }
+      hi = std::min(n, lo + step - 1);
+    } else {
+      hi = std::min(hint, n);
+      size_t step = 1;
+      while (hi >= step && !below(hi - step)) {
+        hi -= step;
+        step *= 2;
+      }
+      lo = hi >= step ? hi - step + 1 : 0;
+    }
+    auto first = launches_.begin();
+    return static_cast<size_t>(
+        std::lower_bound(first + lo, first + hi, id,
+                         [](const Launch& l, int64_t v) { return l.id() < v; }) -
+        first);
+  }
+
+  std::vector<Launch> launches_;
+};
+
 // True if any host event other than a memory event carries a non-empty
 // `tf_op`: the file marks its ops (see op_tree.h).
-bool HostMarksOps(const xplane::XPlaneVisitor& plane) {
+bool HostMarksOps(const xplane::XPlaneVisitor& plane, const std::vector<uint8_t>& name_flags) {
   if (!plane.FindStatMetadata(xplane::StatTypeName(StatType::kTfOp)).has_value()) return false;
   for (size_t l = 0; l < plane.num_lines(); ++l) {
     const xplane::XLineVisitor line = plane.line(l);
     if (IsDerivedLine(line) || IsPythonLine(line)) continue;
     for (size_t i = 0; i < line.num_events(); ++i) {
       const xplane::XEventVisitor e = line.event(i);
-      if (IsMemoryEvent(e)) continue;
+      if (name_flags[e.metadata_index()] & kMemoryEvent) continue;
       std::optional<xplane::XStatVisitor> tf_op = e.GetStat(StatType::kTfOp);
       if (tf_op.has_value() && !tf_op->StrOrRefValue().empty()) return true;
     }
@@ -181,6 +399,8 @@ class TreeBuilder {
     const xplane::Plane* host = xplane::FindPlaneWithName(space_, xplane::kHostThreadsPlaneName);
     if (host != nullptr) AddHostPlane(host);
     for (const xplane::Plane* gpu : xplane::FindGpuPlanes(space_)) AddGpuPlane(gpu);
+    launches_.Release();
+    SumDeviceTotals();
     return std::move(tree_);
   }
 
@@ -188,6 +408,15 @@ class TreeBuilder {
   int32_t NameIndex(absl::string_view name) {
     auto [it, inserted] = name_index_.try_emplace(name, static_cast<int32_t>(tree_.names.size()));
     if (inserted) tree_.names.push_back(OpName{name});
+    return it->second;
+  }
+
+  // NameIndex of a non-empty interned string (a stat's value): by where it
+  // is, which hashes two words instead of the text.
+  int32_t InternedNameIndex(absl::string_view name) {
+    auto [it, inserted] =
+        interned_name_index_.try_emplace(std::make_pair(name.data(), name.size()));
+    if (inserted) it->second = NameIndex(name);
     return it->second;
   }
 
@@ -199,10 +428,11 @@ class TreeBuilder {
         info.call_stack.empty()) {
       return 0;
     }
-    auto at = [](absl::string_view s) { return std::make_pair(s.data(), s.size()); };
     auto [it, inserted] = inputs_index_.try_emplace(
-        std::make_tuple(at(info.input_dims), at(info.input_types), at(info.concrete_inputs),
-                        at(info.call_stack)),
+        InputsKey{{info.input_dims.data(), info.input_types.data(), info.concrete_inputs.data(),
+                   info.call_stack.data()},
+                  {info.input_dims.size(), info.input_types.size(), info.concrete_inputs.size(),
+                   info.call_stack.size()}},
         static_cast<uint32_t>(tree_.inputs.size()));
     if (inserted) {
       tree_.inputs.push_back(
@@ -213,14 +443,13 @@ class TreeBuilder {
 
   void AddHostPlane(const xplane::Plane* raw) {
     const xplane::XPlaneVisitor plane(&space_, raw, base_ns_);
-    const HostStats stats(plane);
-    std::vector<bool> tf_op_named(plane.num_event_metadata());
-    for (size_t m = 0; m < tf_op_named.size(); ++m) {
-      tf_op_named[m] = IsTfOpFullname(plane.event_name(static_cast<uint32_t>(m)));
-    }
-    tree_.ops_from_tf_op = HostMarksOps(plane);
+    const std::vector<Role> roles = StatRoles(plane);
+    const StatTexts texts(plane);
+    const std::vector<uint8_t> name_flags = HostNameFlags(plane);
+    tree_.ops_from_tf_op = HostMarksOps(plane, name_flags);
     // At most one call per event: reserving that bound avoids copying the
-    // calls as the vector grows (pages never written cost no memory).
+    // calls as the vector grows, and costs no memory beyond the calls (pages
+    // never written are never mapped).
     size_t max_ops = 0;
     for (size_t l = 0; l < plane.num_lines(); ++l) {
       const xplane::XLineVisitor line = plane.line(l);
@@ -238,14 +467,16 @@ class TreeBuilder {
         python_lines.try_emplace(thread, &raw->lines[l]);
         continue;
       }
-      AddThreadLine(line, stats, tf_op_named);
+      AddThreadLine(line, roles, texts, name_flags);
     }
+    launches_.Seal();
     for (OpThread& thread : tree_.threads) {
       auto it = python_lines.find(thread.name);
       if (it == python_lines.end()) continue;
       const xplane::XLineVisitor line(&plane, it->second);
-      for (uint32_t i : NestingOrder(line)) {
-        const xplane::XEventVisitor e = line.event(i);
+      const NestingOrder order(line);
+      for (size_t k = 0; k < order.size(); ++k) {
+        const xplane::XEventVisitor e = line.event(order[k]);
         if (e.is_aggregate()) continue;
         thread.python.push_back({e.begin_ps(), e.end_ps(), e.name()});
       }
@@ -253,26 +484,18 @@ class TreeBuilder {
     }
   }
 
-  bool IsOp(const xplane::XEventVisitor& e, const HostEventInfo& info,
-            const std::vector<bool>& tf_op_named) const {
-    if (info.is_root || IsMemoryEvent(e)) return false;
-    if (tree_.ops_from_tf_op) return !info.tf_op.empty() || tf_op_named[e.metadata_index()];
-    return !info.has_correlation && e.duration_ps() > 0 && !IsKinetoTraceSpan(e.name()) &&
-           !IsRuntimeCallName(e.name());
+  bool IsOp(const xplane::XEventVisitor& e, const HostEventInfo& info, uint8_t flags) const {
+    return tree_.ops_from_tf_op ? IsTfOpRuleOp(info, flags) : IsHostRuleOp(e, info, flags);
   }
 
-  void AddThreadLine(const xplane::XLineVisitor& line, const HostStats& stats,
-                     const std::vector<bool>& tf_op_named) {
-    const int32_t thread = static_cast<int32_t>(tree_.threads.size());
+  void AddThreadLine(const xplane::XLineVisitor& line, const std::vector<Role>& roles,
+                     const StatTexts& texts, const std::vector<uint8_t>& name_flags) {
     OpThread& t = tree_.threads.emplace_back();
     t.name = line.name();
     t.first_op = static_cast<int32_t>(tree_.ops.size());
     std::vector<int32_t> stack;
-    const std::vector<uint32_t> order = NestingOrder(line);
+    const NestingOrder order(line);
     for (size_t k = 0; k < order.size(); ++k) {
-      // The launch map's inserts miss the cache (millions of launches in
-      // random hash order): each is prefetched a few events ahead.
-      if (k + kPrefetchAhead < order.size()) PrefetchLaunch(line.event(order[k + kPrefetchAhead]));
       const xplane::XEventVisitor e = line.event(order[k]);
       if (e.is_aggregate()) continue;
       const int64_t begin = e.begin_ps(), end = e.end_ps();
@@ -281,10 +504,19 @@ class TreeBuilder {
         if (begin >= top.begin_ps && end <= top.begin_ps + top.duration_ps) break;
         stack.pop_back();
       }
-      const HostEventInfo info = ReadHostEvent(e, stats);
+      const HostEventInfo info = ReadHostEvent(e, roles, texts);
       const int32_t enclosing = stack.empty() ? kNoOp : stack.back();
-      if (info.has_correlation) launches_.try_emplace(info.correlation, enclosing);
-      if (!IsOp(e, info, tf_op_named)) continue;
+      if (info.has_correlation) {
+        launches_.Add(info.correlation, enclosing);
+        // Its device time can only go to `enclosing` or a caller: count
+        // the calls that may get some (marked kMayHaveDevice until then).
+        for (int32_t c = enclosing; c != kNoOp && tree_.ops[c].device == kNoDevice;
+             c = tree_.ops[c].parent) {
+          tree_.ops[c].device = kMayHaveDevice;
+          ++calls_that_may_have_device_;
+        }
+      }
+      if (!IsOp(e, info, name_flags[e.metadata_index()])) continue;
       OpCall op;
       // The op's name: its own (tf_op, when marked, is the same for PyTorch;
       // TensorFlow names its host ops "name:Type" either way).
@@ -292,24 +524,15 @@ class TreeBuilder {
       if (name == kNoOp) name = NameIndex(e.name());
       op.name = name;
       op.parent = enclosing;
-      op.thread = thread;
       op.begin_ps = begin;
       op.duration_ps = e.duration_ps();
       op.inputs = InputsIndex(info);
       if (!info.input_dims.empty()) ++tree_.ops_with_input_dims;
       if (!info.call_stack.empty()) ++tree_.ops_with_call_stack;
-      if (enclosing != kNoOp) tree_.ops[enclosing].child_ops_ps += op.duration_ps;
       stack.push_back(static_cast<int32_t>(tree_.ops.size()));
       tree_.ops.push_back(op);
     }
-    tree_.threads[thread].end_op = static_cast<int32_t>(tree_.ops.size());
-  }
-
-  // Starts loading the launches_ entry of the event's correlation id, if any.
-  void PrefetchLaunch(const xplane::XEventVisitor& e) const {
-    if (std::optional<xplane::XStatVisitor> id = e.GetStat(StatType::kCorrelationId)) {
-      launches_.prefetch(id->IntOrUintValue());
-    }
+    t.end_op = static_cast<int32_t>(tree_.ops.size());
   }
 
   // The innermost call of op name `name` from `call` outwards, or kNoOp.
@@ -322,15 +545,21 @@ class TreeBuilder {
   // (op name, metadata index) finds the entry without hashing the name.
   void AddKernelUse(int32_t op_name, uint32_t metadata_index, absl::string_view kernel, int64_t ps,
                     bool tc) {
-    const uint64_t key = uint64_t{static_cast<uint32_t>(op_name)} << 32 | metadata_index;
-    auto [cached, miss] = plane_kernel_index_.try_emplace(key, 0);
-    if (miss) {
-      auto [it, inserted] = kernel_index_.try_emplace(std::make_pair(op_name, kernel),
-                                                      static_cast<int32_t>(tree_.kernels.size()));
-      if (inserted) tree_.kernels.push_back(KernelUse{op_name, kernel, 0, 0, tc});
-      cached->second = it->second;
+    // A kernel is mostly launched by one op: its last (op name, entry)
+    // answers without hashing.
+    LastKernelUse& last = plane_last_kernel_use_[metadata_index];
+    if (last.op_name != op_name || last.index < 0) {
+      const uint64_t key = uint64_t{static_cast<uint32_t>(op_name)} << 32 | metadata_index;
+      auto [cached, miss] = plane_kernel_index_.try_emplace(key, 0);
+      if (miss) {
+        auto [it, inserted] = kernel_index_.try_emplace(
+            std::make_pair(op_name, kernel), static_cast<int32_t>(tree_.kernels.size()));
+        if (inserted) tree_.kernels.push_back(KernelUse{op_name, kernel, 0, 0, tc});
+        cached->second = it->second;
+      }
+      last = {op_name, cached->second};
     }
-    KernelUse& use = tree_.kernels[cached->second];
+    KernelUse& use = tree_.kernels[last.index];
     ++use.occurrences;
     use.total_ps += ps;
   }
@@ -340,39 +569,40 @@ class TreeBuilder {
     const int32_t gpu = static_cast<int32_t>(tree_.gpus.size());
     tree_.gpus.push_back(
         {xplane::ParseGpuPlaneOrdinal(plane.name()).value_or(gpu), ReadGpuSpec(plane)});
+    const std::vector<Role> roles = StatRoles(plane);
+    const StatTexts texts(plane);
     // By event metadata: 0 = not seen, 1 = no Tensor Cores, 2 = Tensor Cores.
     std::vector<uint8_t> tc(plane.num_event_metadata(), 0);
     plane_kernel_index_.clear();
-    // The launch lookups miss the cache (millions of launches in random hash
-    // order): each is prefetched a few events ahead.
+    plane_last_kernel_use_.assign(plane.num_event_metadata(), LastKernelUse{});
     plane.ForEachLine([&](const xplane::XLineVisitor& line) {
       if (IsDerivedLine(line)) return;
-      const size_t n = line.num_events();
-      for (size_t i = 0; i < kPrefetchAhead && i < n; ++i) PrefetchLaunch(line.event(i));
-      for (size_t i = 0; i < n; ++i) {
-        if (i + kPrefetchAhead < n) PrefetchLaunch(line.event(i + kPrefetchAhead));
+      size_t hint = 0;  // Where this line's previous launch was found.
+      for (size_t i = 0; i < line.num_events(); ++i) {
         const xplane::XEventVisitor e = line.event(i);
         if (e.is_aggregate() || e.duration_ps() < 0) continue;
-        AddDeviceEvent(e, gpu, &tc);
+        AddDeviceEvent(e, gpu, roles, texts, &tc, &hint);
       }
     });
   }
 
-  void AddDeviceEvent(const xplane::XEventVisitor& e, int32_t gpu, std::vector<uint8_t>* tc_cache) {
+  void AddDeviceEvent(const xplane::XEventVisitor& e, int32_t gpu, const std::vector<Role>& roles,
+                      const StatTexts& texts, std::vector<uint8_t>* tc_cache,
+                      size_t* launch_hint) {
     const int64_t ps = e.duration_ps();
     bool has_correlation = false, is_kernel = false;
     int64_t correlation = 0;
     absl::string_view tf_op;
     e.ForEachStat([&](const xplane::XStatVisitor& stat) {
-      switch (stat.type()) {
-        case StatType::kCorrelationId:
+      switch (roles[stat.metadata_index()]) {
+        case Role::kCorrelation:
           has_correlation = true;
           correlation = stat.IntOrUintValue();
           break;
-        case StatType::kTfOp:
-          if (tf_op.empty()) tf_op = stat.StrOrRefValue();
+        case Role::kTfOp:
+          if (tf_op.empty()) tf_op = texts.Of(stat);
           break;
-        case StatType::kKernelDetails:
+        case Role::kKernelDetails:
           is_kernel = true;
           break;
         default:
@@ -389,18 +619,18 @@ class TreeBuilder {
     int32_t call = kNoOp;
     Unattributed reason = Unattributed::kNoCorrelation;
     if (has_correlation) {
-      auto it = launches_.find(correlation);
-      if (it == launches_.end()) {
+      const int32_t launch = launches_.Find(correlation, launch_hint);
+      if (launch == LaunchTable::kAbsent) {
         reason = Unattributed::kLaunchNotFound;
-      } else if (it->second == kNoOp) {
+      } else if (launch == kNoOp) {
         reason = Unattributed::kOutsideOps;
       } else {
-        call = it->second;
+        call = launch;
       }
     }
     int32_t name = kNoOp;
     if (!tf_op.empty()) {
-      name = NameIndex(tf_op);
+      name = InternedNameIndex(tf_op);
       call = AncestorNamed(call, name);
     } else if (call != kNoOp) {
       name = tree_.ops[call].name;
@@ -421,30 +651,108 @@ class TreeBuilder {
       if (tc) n.by_name_tc_ps += ps;
       return;
     }
-    OpCall& self = tree_.ops[call];
-    self.device_self_ps += ps;
-    ++self.device_self_events;
-    if (tc) self.device_self_tc_ps += ps;
-    for (int32_t c = call; c != kNoOp; c = tree_.ops[c].parent) {
-      OpCall& op = tree_.ops[c];
-      op.device_total_ps += ps;
-      if (tc) op.device_total_tc_ps += ps;
-      if (op.gpu < 0) op.gpu = gpu;
+    const int32_t d = DeviceIndex(call);
+    OpDeviceSums& self = tree_.device_sums[d];
+    self.self_ps += ps;
+    ++self.self_events;
+    if (self.gpu < 0) self.gpu = gpu;
+    if (tc) {
+      if (tree_.device_tc_sums.empty()) {
+        tree_.device_tc_sums.reserve(tree_.device_sums.capacity());
+        tree_.device_tc_sums.resize(tree_.device_sums.size());
+      }
+      tree_.device_tc_sums[d].self_ps += ps;
     }
   }
 
+  // The call's OpTree::device_sums index, with new (zero) entries if it has
+  // none yet.
+  int32_t DeviceIndex(int32_t call) {
+    OpCall& c = tree_.ops[call];
+    if (c.device < 0) {
+      // At most one entry per call around a launch: the entries never move.
+      if (tree_.device_sums.empty()) tree_.device_sums.reserve(calls_that_may_have_device_);
+      c.device = static_cast<int32_t>(tree_.device_sums.size());
+      tree_.device_sums.emplace_back();
+      if (!tree_.device_tc_sums.empty()) tree_.device_tc_sums.emplace_back();
+    }
+    return c.device;
+  }
+
+  // Device totals from the self times: children come after their parent,
+  // so in reverse order each call is complete before it is added to its
+  // parent. The GPU of a call is the lowest of its own and its children's.
+  void SumDeviceTotals() {
+    const bool tc = !tree_.device_tc_sums.empty();
+    for (size_t i = tree_.ops.size(); i-- > 0;) {
+      OpCall& c = tree_.ops[i];
+      if (c.device < 0) {
+        c.device = kNoDevice;  // Also for kMayHaveDevice: none came.
+        continue;
+      }
+      OpDeviceSums& d = tree_.device_sums[c.device];
+      d.total_ps += d.self_ps;
+      if (tc) tree_.device_tc_sums[c.device].total_ps += tree_.device_tc_sums[c.device].self_ps;
+      if (c.parent == kNoOp) continue;
+      const int32_t child = c.device;
+      const int32_t parent = DeviceIndex(c.parent);  // May move the entries.
+      const OpDeviceSums& from = tree_.device_sums[child];
+      OpDeviceSums& to = tree_.device_sums[parent];
+      to.total_ps += from.total_ps;
+      if (to.gpu < 0 || from.gpu < to.gpu) to.gpu = from.gpu;
+      if (tc) tree_.device_tc_sums[parent].total_ps += tree_.device_tc_sums[child].total_ps;
+    }
+  }
+
+  // OpCall::device while the host plane is read: kMayHaveDevice for the
+  // calls around a launch (SumDeviceTotals turns those left into kNoDevice).
+  static constexpr int32_t kNoDevice = -1;
+  static constexpr int32_t kMayHaveDevice = -2;
+
   const xplane::XSpaceData& space_;
   const int64_t base_ns_;
+  size_t calls_that_may_have_device_ = 0;
   OpTree tree_;
   absl::flat_hash_map<absl::string_view, int32_t> name_index_;
+  absl::flat_hash_map<std::pair<const char*, size_t>, int32_t> interned_name_index_;
   // NameIndex() of the host plane's event metadata names (kNoOp: not yet).
   std::vector<int32_t> host_name_of_metadata_;
-  absl::flat_hash_map<int64_t, int32_t> launches_;  // correlation id -> enclosing op call.
+  LaunchTable launches_;
   absl::flat_hash_map<std::pair<int32_t, absl::string_view>, int32_t> kernel_index_;
   // Of the current GPU plane: (op name << 32 | event metadata index) -> kernels index.
   absl::flat_hash_map<uint64_t, int32_t> plane_kernel_index_;
-  using TextAt = std::pair<const char*, size_t>;
-  absl::flat_hash_map<std::tuple<TextAt, TextAt, TextAt, TextAt>, uint32_t> inputs_index_;
+  // Of the current GPU plane, by event metadata: the last op name that
+  // launched it and their kernels index (-1: none yet).
+  struct LastKernelUse {
+    int32_t op_name = 0;
+    int32_t index = -1;
+  };
+  std::vector<LastKernelUse> plane_last_kernel_use_;
+  // Where an op call's four input texts are. Hashed by where they begin
+  // only, in a few multiplications (this runs once per call; absl's hash of
+  // the eight words cost more than the rest of the call): equal keys begin
+  // at the same places.
+  struct InputsKey {
+    const char* data[4];
+    size_t size[4];
+    bool operator==(const InputsKey& o) const {
+      for (int i = 0; i < 4; ++i) {
+        if (data[i] != o.data[i] || size[i] != o.size[i]) return false;
+      }
+      return true;
+    }
+  };
+  struct InputsKeyHash {
+    size_t operator()(const InputsKey& k) const {
+      uint64_t h = 0;
+      for (const char* d : k.data) {
+        h = (h ^ reinterpret_cast<uintptr_t>(d)) * 0x9E3779B97F4A7C15ull;
+        h ^= h >> 29;
+      }
+      return static_cast<size_t>(h ^ (h >> 32));
+    }
+  };
+  absl::flat_hash_map<InputsKey, uint32_t, InputsKeyHash> inputs_index_;
 };
 
 }  // namespace

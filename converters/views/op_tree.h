@@ -76,23 +76,48 @@ struct OpInputsText {
   absl::string_view input_dims, input_types, concrete_inputs, call_stack;
 };
 
-// 80 bytes: a host trace holds millions of op calls.
+// 32 bytes: a host trace holds millions of op calls. Its host self time is
+// its duration minus those of the calls whose parent it is (not stored: the
+// views sum it per row).
 struct OpCall {
   int32_t name = 0;     // Index into OpTree::names.
   int32_t parent = -1;  // Enclosing op call, -1 at the top.
-  int32_t thread = 0;   // Index into OpTree::threads.
-  int32_t gpu = -1;  // OpTree::gpus index of its first device event (own or inside).
   int64_t begin_ps = 0;
   int64_t duration_ps = 0;
-  int64_t child_ops_ps = 0;  // Durations of the op calls directly inside.
-  int64_t device_self_ps = 0;
-  int64_t device_total_ps = 0;  // Self plus that of the calls inside.
-  int64_t device_self_tc_ps = 0;  // Of which in Tensor Core kernels.
-  int64_t device_total_tc_ps = 0;
-  int32_t device_self_events = 0;
   uint32_t inputs = 0;  // Index into OpTree::inputs; 0: nothing recorded.
+  // Index into OpTree::device_sums; -1 when no device time is attributed
+  // to the call or to any call inside it.
+  int32_t device = -1;
 };
-static_assert(sizeof(OpCall) <= 80, "OpCall must stay compact");
+static_assert(sizeof(OpCall) == 32, "OpCall must stay compact");
+
+// The device time of an op call (OpTree::DeviceOf).
+struct OpDeviceTime {
+  int64_t self_ps = 0;
+  int64_t total_ps = 0;     // Self plus that of the calls inside.
+  int64_t self_tc_ps = 0;   // Of which in Tensor Core kernels.
+  int64_t total_tc_ps = 0;
+  int32_t self_events = 0;
+  // OpTree::gpus index of its first device event (own or inside): the
+  // lowest index among them, as the GPU planes are visited in index order;
+  // -1 when it has none.
+  int32_t gpu = -1;
+};
+
+// How OpTree stores OpDeviceTime, for the calls that have device time (the
+// launching calls and their callers: about half of them in a training
+// trace), in 24 bytes, and 16 more only in a trace with Tensor Core
+// kernels.
+struct OpDeviceSums {
+  int64_t self_ps = 0;
+  int64_t total_ps = 0;
+  int32_t self_events = 0;
+  int32_t gpu = -1;
+};
+struct OpTensorCoreSums {
+  int64_t self_ps = 0;
+  int64_t total_ps = 0;
+};
 
 struct OpName {
   absl::string_view name;
@@ -134,6 +159,10 @@ struct OpTreeGpu {
 struct OpTree {
   bool ops_from_tf_op = false;  // Which rule recognised ops (see above).
   std::vector<OpCall> ops;      // A parent comes before its children.
+  std::vector<OpDeviceSums> device_sums;  // OpCall::device; unordered.
+  // Empty when no device event of an op call ran on Tensor Cores, else
+  // parallel to device_sums.
+  std::vector<OpTensorCoreSums> device_tc_sums;
   // OpCall::inputs; inputs[0] is all "" (never empty after BuildOpTree).
   std::vector<OpInputsText> inputs = {OpInputsText{}};
   std::vector<OpName> names;
@@ -151,13 +180,32 @@ struct OpTree {
   int64_t python_events = 0;
 
   const OpInputsText& InputsOf(const OpCall& call) const { return inputs[call.inputs]; }
+  // The call's device time; all zero (gpu -1) when it has none.
+  OpDeviceTime DeviceOf(const OpCall& call) const {
+    OpDeviceTime t;
+    if (call.device < 0) return t;
+    const OpDeviceSums& d = device_sums[call.device];
+    t.self_ps = d.self_ps;
+    t.total_ps = d.total_ps;
+    t.self_events = d.self_events;
+    t.gpu = d.gpu;
+    if (!device_tc_sums.empty()) {
+      t.self_tc_ps = device_tc_sums[call.device].self_ps;
+      t.total_tc_ps = device_tc_sums[call.device].total_ps;
+    }
+    return t;
+  }
   int64_t UnattributedPs() const;
   int64_t AttributedPs() const { return device_ps - UnattributedPs(); }
 };
 
 // Builds the tree of `space` (one host). Never fails: a space without host
 // ops or GPU planes gives empty vectors. Runs in O(events log events) (one
-// sort per unsorted line) plus O(device events x op depth).
+// sort per line not already in nesting order, one of the launches when they
+// are not in a few runs of rising correlation ids), else in O(events) plus
+// O(device events x log of how far a line's consecutive correlation ids lie
+// apart among the launches); beyond the tree it holds the launches (12
+// bytes each) while it runs.
 OpTree BuildOpTree(const xplane::XSpaceData& space);
 
 // For each op call of `thread` in begin order, calls fn(op_index, frames)

@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "converters/views/operators_test_util.h"
@@ -19,6 +20,15 @@ const OpCall* Call(const OpTree& tree, absl::string_view name) {
     if (tree.names[c.name].name == name) return &c;
   }
   return nullptr;
+}
+
+// Host self time is not stored: the durations of the calls directly inside.
+int64_t ChildOpsPs(const OpTree& tree, const OpCall* call) {
+  int64_t sum = 0;
+  for (const OpCall& c : tree.ops) {
+    if (c.parent >= 0 && &tree.ops[c.parent] == call) sum += c.duration_ps;
+  }
+  return sum;
 }
 
 const OpName* Name(const OpTree& tree, absl::string_view name) {
@@ -49,20 +59,32 @@ TEST(OpTreeTest, HostTreeAndDeviceAttribution) {
   EXPECT_EQ(&tree.ops[relu->parent], block);
   // linear [10, 300) with t (8 us) and addmm (250 us) inside.
   EXPECT_EQ(linear->duration_ps, 290 * kUs);
-  EXPECT_EQ(linear->child_ops_ps, 258 * kUs);
+  EXPECT_EQ(ChildOpsPs(tree, linear), 258 * kUs);
   // addmm launched 100 + 10 us; linear has it in its total only.
-  EXPECT_EQ(addmm->device_self_ps, 110 * kUs);
-  EXPECT_EQ(addmm->device_total_ps, 110 * kUs);
-  EXPECT_EQ(addmm->device_self_events, 2);
-  EXPECT_EQ(addmm->device_self_tc_ps, 100 * kUs);  // sm90_xmma_gemm uses Tensor Cores.
-  EXPECT_EQ(linear->device_self_ps, 0);
-  EXPECT_EQ(linear->device_total_ps, 110 * kUs);
-  EXPECT_EQ(linear->device_total_tc_ps, 100 * kUs);
-  EXPECT_EQ(addmm->gpu, 0);
+  EXPECT_EQ(tree.DeviceOf(*addmm).self_ps, 110 * kUs);
+  EXPECT_EQ(tree.DeviceOf(*addmm).total_ps, 110 * kUs);
+  EXPECT_EQ(tree.DeviceOf(*addmm).self_events, 2);
+  // sm90_xmma_gemm uses Tensor Cores.
+  EXPECT_EQ(tree.DeviceOf(*addmm).self_tc_ps, 100 * kUs);
+  EXPECT_EQ(tree.DeviceOf(*linear).self_ps, 0);
+  EXPECT_EQ(tree.DeviceOf(*linear).total_ps, 110 * kUs);
+  EXPECT_EQ(tree.DeviceOf(*linear).total_tc_ps, 100 * kUs);
+  EXPECT_EQ(tree.DeviceOf(*linear).self_events, 0);
+  EXPECT_EQ(tree.DeviceOf(*addmm).gpu, 0);
+  EXPECT_EQ(tree.DeviceOf(*linear).gpu, 0);
   // my_block launched custom_kernel itself (20 us); relu 5 us inside it.
-  EXPECT_EQ(block->device_self_ps, 20 * kUs);
-  EXPECT_EQ(block->device_total_ps, 25 * kUs);
-  EXPECT_EQ(relu->device_self_ps, 5 * kUs);
+  EXPECT_EQ(tree.DeviceOf(*block).self_ps, 20 * kUs);
+  EXPECT_EQ(tree.DeviceOf(*block).total_ps, 25 * kUs);
+  EXPECT_EQ(tree.DeviceOf(*relu).self_ps, 5 * kUs);
+  // aten::t launched nothing and has nothing inside: no device entry.
+  const OpCall* t = Call(tree, "aten::t");
+  ASSERT_NE(t, nullptr);
+  EXPECT_EQ(t->device, -1);
+  EXPECT_EQ(tree.DeviceOf(*t).gpu, -1);
+  EXPECT_EQ(tree.DeviceOf(*t).total_ps, 0);
+  // Stored only for the calls with device time; Tensor Core sums beside them.
+  EXPECT_EQ(tree.device_sums.size(), 5u);  // linear, addmm, my_block, relu, mm.
+  EXPECT_EQ(tree.device_tc_sums.size(), tree.device_sums.size());
   EXPECT_EQ(Name(tree, "aten::relu")->by_name_ps, 4 * kUs);
   EXPECT_EQ(tree.InputsOf(*linear).input_dims, "[[128,256],[512,256],[512]]");
 
@@ -73,7 +95,7 @@ TEST(OpTreeTest, HostTreeAndDeviceAttribution) {
   EXPECT_EQ(tree.unattributed_ps[static_cast<int>(Unattributed::kLaunchNotFound)], 3 * kUs);
   EXPECT_EQ(tree.unattributed_ps[static_cast<int>(Unattributed::kOutsideOps)], 7 * kUs);
   int64_t self = 0;
-  for (const OpCall& c : tree.ops) self += c.device_self_ps;
+  for (const OpCall& c : tree.ops) self += tree.DeviceOf(c).self_ps;
   for (const OpName& n : tree.names) self += n.by_name_ps;
   EXPECT_EQ(self, tree.AttributedPs());
   EXPECT_EQ(self + tree.UnattributedPs(), tree.device_ps);
@@ -95,8 +117,10 @@ TEST(OpTreeTest, TfOpMarksSelectOpsAsXprofDoes) {
   EXPECT_TRUE(tree.ops_from_tf_op);
   ASSERT_EQ(tree.ops.size(), 1u);
   EXPECT_EQ(tree.names[tree.ops[0].name].name, "aten::mm");
-  EXPECT_EQ(tree.ops[0].child_ops_ps, 0);  // The custom span is not an op.
-  EXPECT_EQ(tree.ops[0].device_self_ps, 30);
+  EXPECT_EQ(ChildOpsPs(tree, &tree.ops[0]), 0);  // The custom span is not an op.
+  EXPECT_EQ(tree.DeviceOf(tree.ops[0]).self_ps, 30);
+  EXPECT_TRUE(tree.device_tc_sums.empty());  // No Tensor Core kernel.
+  EXPECT_EQ(tree.DeviceOf(tree.ops[0]).self_tc_ps, 0);
 }
 
 TEST(OpTreeTest, TfOpNameWinsOverInnermostCall) {
@@ -118,10 +142,115 @@ TEST(OpTreeTest, TfOpNameWinsOverInnermostCall) {
   const OpCall* inner = Call(tree, "inner annotation");
   ASSERT_NE(mm, nullptr);
   ASSERT_NE(inner, nullptr);
-  EXPECT_EQ(mm->device_self_ps, 30);
-  EXPECT_EQ(inner->device_self_ps, 0);
+  EXPECT_EQ(tree.DeviceOf(*mm).self_ps, 30);
+  EXPECT_EQ(tree.DeviceOf(*inner).self_ps, 0);
   EXPECT_EQ(Name(tree, "aten::other")->by_name_ps, 40);
-  EXPECT_EQ(mm->device_total_ps, 30);  // By-name time is in no caller's total.
+  // By-name time is in no caller's total.
+  EXPECT_EQ(tree.DeviceOf(*mm).total_ps, 30);
+}
+
+TEST(OpTreeTest, LaunchesInAnyOrderFirstLaunchOfAnIdWins) {
+  // Launch ids out of order on a line, sparse (2^40 + 5), and id 3 launched
+  // on two lines: the first line's launch (lines in plane order) wins.
+  const int64_t kFar = (int64_t{1} << 40) + 5;
+  testing::StepSpaceBuilder b;
+  b.HostEvent(1, "a", 0, 100);
+  b.Launch(1, 10, 5, kFar);
+  b.Launch(1, 20, 5, 3);
+  b.Launch(1, 30, 5, 7);
+  b.HostEvent(2, "b", 0, 100);
+  b.Launch(2, 10, 5, 3);
+  b.Launch(2, 20, 5, 1);
+  b.Launch(3, 5, 5, 9);  // Outside every op.
+  // Device events in no particular order of ids.
+  b.Device(0, 7, "k7", 1000, 1, 7);
+  b.Device(0, 7, "k1", 1010, 2, 1);
+  b.Device(0, 8, "kfar", 1020, 4, kFar);
+  b.Device(0, 7, "k3", 1030, 8, 3);
+  b.Device(0, 7, "k9", 1040, 16, 9);
+  b.Device(0, 8, "k11", 1050, 32, 11);  // No launch of id 11.
+  b.Device(0, 8, "k3", 1060, 64, 3);
+  const OpTree tree = BuildOpTree(b.Finish());
+  ASSERT_EQ(tree.ops.size(), 2u);
+  EXPECT_EQ(tree.DeviceOf(*Call(tree, "a")).self_ps, 1 + 4 + 8 + 64);
+  EXPECT_EQ(tree.DeviceOf(*Call(tree, "a")).self_events, 4);
+  EXPECT_EQ(tree.DeviceOf(*Call(tree, "b")).self_ps, 2);
+  EXPECT_EQ(tree.unattributed_ps[static_cast<int>(Unattributed::kOutsideOps)], 16);
+  EXPECT_EQ(tree.unattributed_ps[static_cast<int>(Unattributed::kLaunchNotFound)], 32);
+}
+
+TEST(OpTreeTest, ManyRunsOfLaunchIdsStillFirstLaunchWins) {
+  // 70 lines whose ids fall from line to line (more runs than are merged),
+  // and a last line launching line 0's id again.
+  testing::StepSpaceBuilder b;
+  constexpr int kLines = 70;
+  for (int l = 0; l < kLines; ++l) {
+    b.HostEvent(l + 1, absl::StrCat("op", l), 0, 100);
+    b.Launch(l + 1, 10, 5, 1000 - l);
+    b.Device(0, 7, "k", 1000 + 10 * l, l + 1, 1000 - l);
+  }
+  b.HostEvent(kLines + 1, "late", 0, 100);
+  b.Launch(kLines + 1, 10, 5, 1000);
+  const OpTree tree = BuildOpTree(b.Finish());
+  ASSERT_EQ(tree.ops.size(), static_cast<size_t>(kLines + 1));
+  for (int l = 0; l < kLines; ++l) {
+    EXPECT_EQ(tree.DeviceOf(*Call(tree, absl::StrCat("op", l))).self_ps, l + 1) << l;
+  }
+  EXPECT_EQ(Call(tree, "late")->device, -1);
+  EXPECT_EQ(tree.AttributedPs(), tree.device_ps);
+}
+
+TEST(OpTreeTest, DeviceTotalsAndFirstGpuAcrossPlanes) {
+  // outer launches on GPU 1 and holds inner, which launches on GPU 0: the
+  // GPU 0 plane is visited first, so both calls' first GPU is 0.
+  testing::StepSpaceBuilder b;
+  b.HostEvent(1, "outer", 0, 100);
+  b.Launch(1, 5, 5, 1);
+  b.HostEvent(1, "inner", 20, 30);
+  b.Launch(1, 25, 5, 2);
+  b.HostEvent(1, "other", 200, 100);
+  b.Launch(1, 210, 5, 3);
+  b.Device(1, 7, "k1", 1000, 10, 1);
+  b.Device(0, 7, "k2", 1000, 20, 2);
+  b.Device(1, 7, "k3", 2000, 40, 3);
+  const OpTree tree = BuildOpTree(b.Finish());
+  ASSERT_EQ(tree.gpus.size(), 2u);
+  const OpDeviceTime outer = tree.DeviceOf(*Call(tree, "outer"));
+  const OpDeviceTime inner = tree.DeviceOf(*Call(tree, "inner"));
+  const OpDeviceTime other = tree.DeviceOf(*Call(tree, "other"));
+  EXPECT_EQ(outer.self_ps, 10);
+  EXPECT_EQ(outer.total_ps, 30);
+  EXPECT_EQ(outer.gpu, 0);
+  EXPECT_EQ(inner.self_ps, 20);
+  EXPECT_EQ(inner.total_ps, 20);
+  EXPECT_EQ(inner.gpu, 0);
+  EXPECT_EQ(other.total_ps, 40);
+  EXPECT_EQ(other.gpu, 1);
+}
+
+TEST(OpTreeTest, TensorCoreSumsStartWithTheFirstTensorCoreKernel) {
+  // A plain kernel of "first" comes before any Tensor Core kernel: the
+  // Tensor Core sums appear later and still line up with every call.
+  testing::StepSpaceBuilder b;
+  b.HostEvent(1, "outer", 0, 100);
+  b.HostEvent(1, "first", 10, 20);
+  b.Launch(1, 12, 5, 1);
+  b.HostEvent(1, "second", 40, 20);
+  b.Launch(1, 42, 5, 2);
+  b.Device(0, 7, "elementwise_kernel", 1000, 10, 1);
+  b.Device(0, 7, "sm90_xmma_gemm_bf16", 1100, 30, 2);
+  const OpTree tree = BuildOpTree(b.Finish());
+  ASSERT_EQ(tree.device_tc_sums.size(), tree.device_sums.size());
+  const OpDeviceTime first = tree.DeviceOf(*Call(tree, "first"));
+  const OpDeviceTime second = tree.DeviceOf(*Call(tree, "second"));
+  const OpDeviceTime outer = tree.DeviceOf(*Call(tree, "outer"));
+  EXPECT_EQ(first.self_ps, 10);
+  EXPECT_EQ(first.self_tc_ps, 0);
+  EXPECT_EQ(second.self_tc_ps, 30);
+  EXPECT_EQ(second.total_tc_ps, 30);
+  EXPECT_EQ(outer.total_ps, 40);
+  EXPECT_EQ(outer.total_tc_ps, 30);
+  EXPECT_EQ(outer.self_tc_ps, 0);
 }
 
 TEST(OpTreeTest, WithoutCorrelationIdsRuntimeCallsAreNotOps) {
@@ -132,7 +261,7 @@ TEST(OpTreeTest, WithoutCorrelationIdsRuntimeCallsAreNotOps) {
   EXPECT_EQ(tree.ops.size(), 6u);  // cudaLaunchKernel spans are not ops.
   // Device events with tf_op go to their op by name; the rest are unattributed.
   EXPECT_EQ(Name(tree, "aten::addmm")->by_name_ps, 110 * kUs);
-  EXPECT_EQ(Call(tree, "aten::addmm")->device_self_ps, 0);
+  EXPECT_EQ(tree.DeviceOf(*Call(tree, "aten::addmm")).self_ps, 0);
   EXPECT_EQ(tree.unattributed_ps[static_cast<int>(Unattributed::kNoCorrelation)],
             (20 + 7 + 3 + 2) * kUs);
   EXPECT_EQ(tree.AttributedPs() + tree.UnattributedPs(), tree.device_ps);

@@ -25,16 +25,36 @@ using tbprof::OpRow;
 
 std::string Ms(int64_t ps) { return absl::StrFormat("%.3f ms", static_cast<double>(ps) / 1e9); }
 
-void AddCall(const OpCall& c, OpRow* row) {
-  row->set_calls(row->calls() + 1);
-  row->set_host_total_ps(row->host_total_ps() + c.duration_ps);
-  row->set_host_self_ps(row->host_self_ps() + c.duration_ps - c.child_ops_ps);
-  row->set_device_total_ps(row->device_total_ps() + c.device_total_ps);
-  row->set_device_self_ps(row->device_self_ps() + c.device_self_ps);
-  row->set_device_self_events(row->device_self_events() + c.device_self_events);
-  row->set_device_self_tensor_core_ps(row->device_self_tensor_core_ps() + c.device_self_tc_ps);
-  row->set_device_total_tensor_core_ps(row->device_total_tensor_core_ps() + c.device_total_tc_ps);
-}
+// What a row sums over its calls (written to its OpRow once, at the end).
+// Host self time: each call adds its duration, and each call inside
+// another takes its own from its parent's row (OpCall).
+struct RowSums {
+  int64_t calls = 0, host_total_ps = 0, host_self_ps = 0, device_total_ps = 0,
+          device_self_ps = 0, device_self_events = 0, device_self_tc_ps = 0,
+          device_total_tc_ps = 0;
+
+  void Add(const OpCall& c, const OpDeviceTime& d) {
+    ++calls;
+    host_total_ps += c.duration_ps;
+    host_self_ps += c.duration_ps;
+    device_total_ps += d.total_ps;
+    device_self_ps += d.self_ps;
+    device_self_events += d.self_events;
+    device_self_tc_ps += d.self_tc_ps;
+    device_total_tc_ps += d.total_tc_ps;
+  }
+  // Adds the sums to what `row` holds.
+  void AddTo(OpRow* row) const {
+    row->set_calls(row->calls() + calls);
+    row->set_host_total_ps(row->host_total_ps() + host_total_ps);
+    row->set_host_self_ps(row->host_self_ps() + host_self_ps);
+    row->set_device_total_ps(row->device_total_ps() + device_total_ps);
+    row->set_device_self_ps(row->device_self_ps() + device_self_ps);
+    row->set_device_self_events(row->device_self_events() + device_self_events);
+    row->set_device_self_tensor_core_ps(row->device_self_tensor_core_ps() + device_self_tc_ps);
+    row->set_device_total_tensor_core_ps(row->device_total_tensor_core_ps() + device_total_tc_ps);
+  }
+};
 
 // Longest device self time first, then host self time, then name.
 bool RowBefore(const OpRow& a, const OpRow& b) {
@@ -53,69 +73,72 @@ bool IsStackNoise(absl::string_view frame) {
          absl::StrContains(frame, "torch/nn/modules/module.py(");
 }
 
-// The distinct call stacks of the op calls (innermost `depth` frames, joined
-// by ";") and, per op call, the index of its stack in `texts` (-1 when none
-// is recorded): the call's `call_stack` stat, else the Python events around
-// it. One string per distinct stack, not per call.
-struct CallStackIds {
-  std::vector<int32_t> of_op;
-  std::deque<std::string> texts;
-};
-
+// Interns call stack texts: one string per distinct stack, not per call.
 class StackInterner {
  public:
-  explicit StackInterner(CallStackIds* out) : out_(out) {}
+  explicit StackInterner(std::deque<std::string>* texts) : texts_(texts) {}
+  // The index of `text` in texts, -1 for "".
   int32_t Intern(std::string text) {
     if (text.empty()) return -1;
     auto it = index_.find(text);
     if (it != index_.end()) return it->second;
-    const int32_t id = static_cast<int32_t>(out_->texts.size());
-    out_->texts.push_back(std::move(text));
-    index_.emplace(out_->texts.back(), id);
+    const int32_t id = static_cast<int32_t>(texts_->size());
+    texts_->push_back(std::move(text));
+    index_.emplace(texts_->back(), id);
     return id;
   }
 
  private:
-  CallStackIds* out_;
+  std::deque<std::string>* texts_;
   absl::flat_hash_map<absl::string_view, int32_t> index_;
 };
 
-CallStackIds CallStacks(const OpTree& tree, int depth) {
-  CallStackIds stacks;
-  stacks.of_op.assign(tree.ops.size(), -1);
-  StackInterner interner(&stacks);
+// Calls fn(op_index, stack) for each op call with a call stack: its
+// innermost `depth` frames joined by ";", interned in `texts` (stack is the
+// index): the call's `call_stack` stat, else the Python events around it.
+template <typename Fn>
+void ForEachOpCallStack(const OpTree& tree, int depth, std::deque<std::string>* texts, Fn&& fn) {
+  StackInterner interner(texts);
   // The recorded stack is one of the call's inputs texts: cut it once per
   // OpTree::inputs entry, not once per call (kUncut: not yet).
   constexpr int32_t kUncut = -2;
   std::vector<int32_t> stack_of_inputs(tree.inputs.size(), kUncut);
-  for (size_t i = 0; i < tree.ops.size(); ++i) {
-    int32_t& stack = stack_of_inputs[tree.ops[i].inputs];
+  auto recorded = [&](const OpCall& c) {
+    int32_t& stack = stack_of_inputs[c.inputs];
     if (stack == kUncut) {
-      absl::string_view recorded = tree.InputsOf(tree.ops[i]).call_stack;
+      absl::string_view text = tree.InputsOf(c).call_stack;
       stack = -1;
-      if (!recorded.empty()) {
-        std::vector<absl::string_view> frames = absl::StrSplit(recorded, ';', absl::SkipEmpty());
+      if (!text.empty()) {
+        std::vector<absl::string_view> frames = absl::StrSplit(text, ';', absl::SkipEmpty());
         if (frames.size() > static_cast<size_t>(depth)) frames.resize(depth);
         stack = interner.Intern(absl::StrJoin(frames, ";"));
       }
     }
-    stacks.of_op[i] = stack;
-  }
+    return stack;
+  };
   for (const OpThread& thread : tree.threads) {
-    if (thread.python.empty()) continue;
-    ForEachOpWithPythonContext(tree, thread, [&](int32_t op, const std::vector<int32_t>& py) {
-      if (stacks.of_op[op] >= 0) return;
-      std::vector<absl::string_view> frames;
-      for (auto it = py.rbegin(); it != py.rend() && frames.size() < static_cast<size_t>(depth);
-           ++it) {
-        absl::string_view frame = thread.python[*it].name;
-        // An empty name may have no data at all: never hand it to StrJoin.
-        if (!frame.empty() && !IsStackNoise(frame)) frames.push_back(frame);
+    if (thread.python.empty()) {
+      for (int32_t op = thread.first_op; op < thread.end_op; ++op) {
+        const int32_t stack = recorded(tree.ops[op]);
+        if (stack >= 0) fn(op, stack);
       }
-      stacks.of_op[op] = interner.Intern(absl::StrJoin(frames, ";"));
+      continue;
+    }
+    ForEachOpWithPythonContext(tree, thread, [&](int32_t op, const std::vector<int32_t>& py) {
+      int32_t stack = recorded(tree.ops[op]);
+      if (stack < 0) {
+        std::vector<absl::string_view> frames;
+        for (auto it = py.rbegin(); it != py.rend() && frames.size() < static_cast<size_t>(depth);
+             ++it) {
+          absl::string_view frame = thread.python[*it].name;
+          // An empty name may have no data at all: never hand it to StrJoin.
+          if (!frame.empty() && !IsStackNoise(frame)) frames.push_back(frame);
+        }
+        stack = interner.Intern(absl::StrJoin(frames, ";"));
+      }
+      if (stack >= 0) fn(op, stack);
     });
   }
-  return stacks;
 }
 
 struct StackStats {
@@ -125,19 +148,19 @@ struct StackStats {
 // OpRow.call_stacks of every by-name row: the stacks_per_op most expensive
 // (device total, then host total) stacks of each op name.
 void AddCallStacks(const OpTree& tree, const OperatorStatsOptions& o,
-                   absl::flat_hash_map<int32_t, OpRow*>& rows) {
-  const CallStackIds stacks = CallStacks(tree, o.stack_depth);
+                   const std::vector<OpRow*>& rows) {
+  std::deque<std::string> texts;
   absl::flat_hash_map<std::pair<int32_t, int32_t>, StackStats> by_stack;
-  for (size_t i = 0; i < tree.ops.size(); ++i) {
-    if (stacks.of_op[i] < 0) continue;
-    StackStats& s = by_stack[std::make_pair(tree.ops[i].name, stacks.of_op[i])];
+  ForEachOpCallStack(tree, o.stack_depth, &texts, [&](int32_t op, int32_t stack) {
+    const OpCall& c = tree.ops[op];
+    StackStats& s = by_stack[std::make_pair(c.name, stack)];
     ++s.calls;
-    s.host_total_ps += tree.ops[i].duration_ps;
-    s.device_total_ps += tree.ops[i].device_total_ps;
-  }
+    s.host_total_ps += c.duration_ps;
+    s.device_total_ps += tree.DeviceOf(c).total_ps;
+  });
   absl::flat_hash_map<int32_t, std::vector<std::pair<absl::string_view, StackStats>>> per_name;
   for (const auto& [key, stats] : by_stack) {
-    per_name[key.first].emplace_back(stacks.texts[key.second], stats);
+    per_name[key.first].emplace_back(texts[key.second], stats);
   }
   for (auto& [name, list] : per_name) {
     std::sort(list.begin(), list.end(), [](const auto& a, const auto& b) {
@@ -158,7 +181,7 @@ void AddCallStacks(const OpTree& tree, const OperatorStatsOptions& o,
 
 // Kernels of each op name (and of each unattributed reason), longest first.
 void AddKernels(const OpTree& tree, const OperatorStatsOptions& o,
-                absl::flat_hash_map<int32_t, OpRow*>& rows, tbprof::OperatorStats* stats) {
+                const std::vector<OpRow*>& rows, tbprof::OperatorStats* stats) {
   std::vector<const KernelUse*> uses;
   uses.reserve(tree.kernels.size());
   for (const KernelUse& k : tree.kernels) uses.push_back(&k);
@@ -206,6 +229,90 @@ std::string Explanation(Unattributed reason, int64_t events, int64_t ps) {
                           " launched outside any op (e.g. directly in a ProfilerStep)");
   }
   return head;
+}
+
+// The by-shape row of each (op name, OpTree::inputs entry): one entry per
+// inputs entry remembers its first name (most entries have one), calls with
+// nothing recorded go by name, the rest through a map.
+class ShapeRowIndex {
+ public:
+  explicit ShapeRowIndex(const OpTree& tree)
+      : of_inputs_(tree.inputs.size()), of_name_(tree.names.size(), -1) {}
+
+  // The row of the call's (name, inputs); kNew if it has none yet.
+  static constexpr int32_t kNew = -1;
+  int32_t Find(const OpCall& c) const {
+    if (c.inputs == 0) return of_name_[c.name];
+    const NameRow& first = of_inputs_[c.inputs];
+    if (first.name == c.name) return first.row;
+    auto it = others_.find(std::make_pair(c.name, c.inputs));
+    return it == others_.end() ? kNew : it->second;
+  }
+  void Set(const OpCall& c, int32_t row) {
+    if (c.inputs == 0) {
+      of_name_[c.name] = row;
+      return;
+    }
+    NameRow& first = of_inputs_[c.inputs];
+    if (first.name < 0) {
+      first = {c.name, row};
+    } else {
+      others_.emplace(std::make_pair(c.name, c.inputs), row);
+    }
+  }
+
+ private:
+  struct NameRow {
+    int32_t name = -1, row = -1;
+  };
+  std::vector<NameRow> of_inputs_;
+  std::vector<int32_t> of_name_;
+  absl::flat_hash_map<std::pair<int32_t, uint32_t>, int32_t> others_;
+};
+
+// OperatorStats.ops_by_input_shape: per (op name, input shapes, input
+// types), the max_rows first by RowBefore. In the same pass over the calls,
+// sums them by name into `name_sums`.
+void AddInputShapeRows(const OpTree& tree, const OperatorStatsOptions& o,
+                       const std::vector<OpRow*>& row_of_name, std::vector<RowSums>* name_sums,
+                       tbprof::OperatorStats* out) {
+  ShapeRowIndex rows(tree);
+  absl::flat_hash_map<std::tuple<int32_t, absl::string_view, absl::string_view>, int32_t> index;
+  std::vector<OpRow> by_shape;
+  std::vector<RowSums> sums;
+  for (const OpCall& c : tree.ops) {
+    int32_t r = rows.Find(c);
+    if (r == ShapeRowIndex::kNew) {
+      // A new (name, inputs): its row, or a new one, by (name, shapes, types).
+      const OpInputsText& text = tree.InputsOf(c);
+      auto [it, inserted] = index.try_emplace(
+          std::make_tuple(c.name, text.input_dims, text.input_types),
+          static_cast<int32_t>(by_shape.size()));
+      r = it->second;
+      rows.Set(c, r);
+      if (inserted) {
+        OpRow& row = by_shape.emplace_back();
+        row.set_name(std::string(tree.names[c.name].name));
+        row.set_input_shapes(std::string(text.input_dims));
+        row.set_input_types(std::string(text.input_types));
+        row.set_tensor_core_eligible(row_of_name[c.name]->tensor_core_eligible());
+        sums.emplace_back();
+      }
+    }
+    const OpDeviceTime device = tree.DeviceOf(c);
+    sums[r].Add(c, device);
+    (*name_sums)[c.name].Add(c, device);
+    if (c.parent >= 0) {
+      const OpCall& parent = tree.ops[c.parent];
+      // The parent came first: its row is known.
+      sums[rows.Find(parent)].host_self_ps -= c.duration_ps;
+      (*name_sums)[parent.name].host_self_ps -= c.duration_ps;
+    }
+  }
+  for (size_t i = 0; i < sums.size(); ++i) sums[i].AddTo(&by_shape[i]);
+  SortRows(&by_shape);
+  if (by_shape.size() > static_cast<size_t>(o.max_rows)) by_shape.resize(o.max_rows);
+  for (OpRow& row : by_shape) *out->add_ops_by_input_shape() = std::move(row);
 }
 
 void AddNotes(const OpTree& tree, tbprof::OperatorStats* out) {
@@ -256,11 +363,11 @@ tbprof::OperatorStats OperatorStatsFromTree(const OpTree& tree, const OperatorSt
   }
 
   // By name: one row per op name, in name order until sorted at the end.
-  absl::flat_hash_map<int32_t, OpRow*> row_of_name;
+  std::vector<OpRow*> row_of_name(tree.names.size());
   for (size_t n = 0; n < tree.names.size(); ++n) {
     const OpName& name = tree.names[n];
     OpRow* row = out.add_ops();
-    row_of_name[static_cast<int32_t>(n)] = row;
+    row_of_name[n] = row;
     row->set_name(std::string(name.name));
     row->set_tensor_core_eligible(IsOpTensorCoreEligible(name.name) ||
                                   name.any_tensor_core_kernel);
@@ -271,39 +378,18 @@ tbprof::OperatorStats OperatorStatsFromTree(const OpTree& tree, const OperatorSt
     row->set_device_self_tensor_core_ps(name.by_name_tc_ps);
     row->set_device_total_tensor_core_ps(name.by_name_tc_ps);
   }
-  for (const OpCall& c : tree.ops) AddCall(c, row_of_name[c.name]);
+  std::vector<RowSums> name_sums(tree.names.size());
+  if (out.has_input_shapes()) {
+    AddInputShapeRows(tree, o, row_of_name, &name_sums, &out);
+  } else {
+    for (const OpCall& c : tree.ops) {
+      name_sums[c.name].Add(c, tree.DeviceOf(c));
+      if (c.parent >= 0) name_sums[tree.ops[c.parent].name].host_self_ps -= c.duration_ps;
+    }
+  }
+  for (size_t n = 0; n < name_sums.size(); ++n) name_sums[n].AddTo(row_of_name[n]);
   AddKernels(tree, o, row_of_name, &out);
   if (out.has_call_stacks()) AddCallStacks(tree, o, row_of_name);
-
-  // By name and input shapes.
-  if (out.has_input_shapes()) {
-    absl::flat_hash_map<std::tuple<int32_t, absl::string_view, absl::string_view>, size_t> index;
-    // (name, OpCall::inputs) -> by_shape row: most calls skip hashing texts.
-    absl::flat_hash_map<std::pair<int32_t, uint32_t>, size_t> row_of_call;
-    std::vector<OpRow> by_shape;
-    for (const OpCall& c : tree.ops) {
-      auto [cached, miss] = row_of_call.try_emplace(std::make_pair(c.name, c.inputs), 0);
-      if (!miss) {
-        AddCall(c, &by_shape[cached->second]);
-        continue;
-      }
-      const OpInputsText& text = tree.InputsOf(c);
-      auto [it, inserted] = index.try_emplace(
-          std::make_tuple(c.name, text.input_dims, text.input_types), by_shape.size());
-      cached->second = it->second;
-      if (inserted) {
-        OpRow& row = by_shape.emplace_back();
-        row.set_name(std::string(tree.names[c.name].name));
-        row.set_input_shapes(std::string(text.input_dims));
-        row.set_input_types(std::string(text.input_types));
-        row.set_tensor_core_eligible(row_of_name[c.name]->tensor_core_eligible());
-      }
-      AddCall(c, &by_shape[it->second]);
-    }
-    SortRows(&by_shape);
-    if (by_shape.size() > static_cast<size_t>(o.max_rows)) by_shape.resize(o.max_rows);
-    for (OpRow& row : by_shape) *out.add_ops_by_input_shape() = std::move(row);
-  }
   std::sort(out.mutable_ops()->pointer_begin(), out.mutable_ops()->pointer_end(),
             [](const OpRow* a, const OpRow* b) { return RowBefore(*a, *b); });
   AddNotes(tree, &out);

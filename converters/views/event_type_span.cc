@@ -3,7 +3,6 @@
 #include <algorithm>
 
 #include "absl/strings/match.h"
-#include "src/base/radix_sort.h"
 
 namespace tbprof::views {
 
@@ -89,121 +88,34 @@ EventType ClassifyCpuEvent(absl::string_view name, bool has_device, bool has_cor
 
 // ---- OverlapResolver ----------------------------------------------------------
 
-void OverlapResolver::SortedBoundaries(absl::Span<const EventTypeSpan> spans) {
-  boundaries_.clear();
-  keys_.clear();
-  packed_ = false;
-  if (spans.empty()) return;
-  // Time ascending; at equal times ends before starts; among equal kinds the
-  // higher type first. `order` folds the tie-breaks into one number below
-  // 2 x kNumEventTypeSlots: ends 0.., starts kNumEventTypeSlots.., each
-  // by descending type.
-  constexpr int kOrderBits = kPackedOrderBits;
-  static_assert(2 * kNumEventTypeSlots <= (1 << kOrderBits), "order must fit in kOrderBits");
-  auto end_order = [](EventType type) {
-    return static_cast<uint16_t>(kNumEventTypeSlots - 1 - type);
-  };
-  int64_t min_ps = spans[0].begin_ps, max_ps = spans[0].begin_ps;
-  for (const EventTypeSpan& s : spans) {
-    min_ps = std::min({min_ps, s.begin_ps, s.end_ps});
-    max_ps = std::max({max_ps, s.begin_ps, s.end_ps});
-  }
-  const uint64_t range = static_cast<uint64_t>(max_ps) - static_cast<uint64_t>(min_ps);
-  if (range < (uint64_t{1} << (64 - kOrderBits))) {
-    // The usual case (a range under ~10 hours): sort packed integer keys,
-    // (time - min) << kOrderBits | order, several times faster than
-    // sorting the structs; Sweep() unpacks them as it goes.
-    keys_.reserve(2 * spans.size());
-    auto key = [&](int64_t time_ps, uint16_t order) {
-      return (static_cast<uint64_t>(time_ps) - static_cast<uint64_t>(min_ps)) << kOrderBits |
-             order;
-    };
-    for (const EventTypeSpan& s : spans) {
-      keys_.push_back(key(s.begin_ps, kNumEventTypeSlots + end_order(s.type)));
-      keys_.push_back(key(s.end_ps, end_order(s.type)));
+void OverlapResolver::SortPackedKeys(int num_digits, int digit_bits) {
+  // Least significant digit first; each pass is stable, so the keys end up
+  // sorted (equal keys are equal boundaries: their order does not matter).
+  const size_t n = keys_.size();
+  sort_scratch_.resize(n);
+  uint64_t* from = keys_.data();
+  uint64_t* to = sort_scratch_.data();
+  const uint64_t mask = (uint64_t{1} << digit_bits) - 1;
+  const size_t buckets = size_t{1} << digit_bits;
+  for (int d = 0; d < num_digits; ++d) {
+    uint32_t* count = histograms_.data() + (static_cast<size_t>(d) << kMaxDigitBits);
+    const int shift = d * digit_bits;
+    if (count[(from[0] >> shift) & mask] == n) continue;  // One digit value: no move.
+    uint32_t sum = 0;
+    for (size_t b = 0; b < buckets; ++b) {
+      const uint32_t c = count[b];
+      count[b] = sum;
+      sum += c;
     }
-    RadixSortUint64(&keys_, &sort_scratch_);
-    packed_ = true;
-    packed_min_ps_ = min_ps;
-    return;
+    for (size_t i = 0; i < n; ++i) to[count[(from[i] >> shift) & mask]++] = from[i];
+    std::swap(from, to);
   }
-  packed_ = false;
-  boundaries_.reserve(2 * spans.size());
-  for (const EventTypeSpan& s : spans) {
-    boundaries_.push_back({s.begin_ps, static_cast<uint16_t>(kNumEventTypeSlots + end_order(s.type)),
-                           s.type, /*is_start=*/true});
-    boundaries_.push_back({s.end_ps, end_order(s.type), s.type, /*is_start=*/false});
-  }
-  std::sort(boundaries_.begin(), boundaries_.end(), [](const Boundary& a, const Boundary& b) {
-    return a.time_ps < b.time_ps || (a.time_ps == b.time_ps && a.order < b.order);
-  });
-}
-
-template <typename Fn>
-void OverlapResolver::Sweep(Fn&& fn) {
-  if (packed_) {
-    const uint64_t base = static_cast<uint64_t>(packed_min_ps_);
-    SweepBoundaries(keys_.size(), [&](size_t i) {
-      const uint64_t k = keys_[i];
-      const int order = static_cast<int>(k & ((uint64_t{1} << kPackedOrderBits) - 1));
-      const bool is_start = order >= kNumEventTypeSlots;
-      const int by_type = is_start ? order - kNumEventTypeSlots : order;
-      return Boundary{static_cast<int64_t>(base + (k >> kPackedOrderBits)),
-                      static_cast<uint16_t>(order),
-                      static_cast<EventType>(kNumEventTypeSlots - 1 - by_type), is_start};
-    }, fn);
-  } else {
-    SweepBoundaries(boundaries_.size(), [&](size_t i) { return boundaries_[i]; }, fn);
-  }
-}
-
-template <typename At, typename Fn>
-void OverlapResolver::SweepBoundaries(size_t n, At&& at, Fn&& fn) {
-  if (n == 0) return;
-  std::array<int32_t, kNumEventTypeSlots> open{};
-  int current = kUnknownTime;
-  Boundary b = at(0);
-  for (size_t i = 0; i + 1 < n; ++i) {
-    const Boundary next = at(i + 1);
-    if (b.is_start) {
-      ++open[b.type];
-      if (b.type > current) current = b.type;
-    } else {
-      --open[b.type];
-      if (b.type == current && open[b.type] == 0) {
-        current = kUnknownTime;
-        for (int t = b.type - 1; t >= 0; --t) {
-          if (open[t] > 0) {
-            current = t;
-            break;
-          }
-        }
-      }
-    }
-    fn(b.time_ps, next.time_ps, static_cast<EventType>(current));
-    b = next;
-  }
-}
-
-void OverlapResolver::Resolve(absl::Span<const EventTypeSpan> spans, int64_t window_begin_ps,
-                              int64_t window_end_ps, ResolvedBreakdown* out) {
-  SortedBoundaries(spans);
-  Sweep([&](int64_t begin_ps, int64_t end_ps, EventType winner) {
-    out->present.set(winner);
-    uint64_t length = static_cast<uint64_t>(end_ps - begin_ps);
-    if (winner == kDeviceCompute16) out->compute_16bit_ps += length;
-    if (winner == kDeviceCompute32) out->compute_32bit_ps += length;
-    int64_t clipped_begin = std::max(begin_ps, window_begin_ps);
-    int64_t clipped_end = std::min(end_ps, window_end_ps);
-    if (clipped_end > clipped_begin) {
-      out->type_ps[winner] += static_cast<uint64_t>(clipped_end - clipped_begin);
-    }
-  });
+  if (from != keys_.data()) keys_.swap(sort_scratch_);  // The sorted keys are in scratch.
 }
 
 std::vector<EventTypeSpan> OverlapResolver::ToNonOverlapped(
     absl::Span<const EventTypeSpan> spans) {
-  SortedBoundaries(spans);
+  SortedBoundaries([&](auto&& fn) { for (const EventTypeSpan& s : spans) fn(s); });
   std::vector<EventTypeSpan> pieces;
   pieces.reserve(packed_ ? keys_.size() : boundaries_.size());
   Sweep([&](int64_t begin_ps, int64_t end_ps, EventType winner) {

@@ -49,14 +49,6 @@ void StepDbBuilder::AddSpan(int32_t group, const EventTypeSpan& span) {
   }
 }
 
-EventTypeSpan StepDbBuilder::Unpack(const PackedSpan& packed) const {
-  const uint64_t length = packed.length_and_type & kWideLength;
-  if (length == kWideLength) return wide_spans_[static_cast<size_t>(packed.begin_ps)];
-  return {packed.begin_ps,
-          static_cast<int64_t>(static_cast<uint64_t>(packed.begin_ps) + length),
-          static_cast<EventType>(packed.length_and_type >> kLengthBits)};
-}
-
 void StepDbBuilder::AddDeviceEvent(int32_t group, const EventTypeSpan& span) {
   if (group < 0) return;
   EnsureGroup(group);
@@ -94,7 +86,7 @@ StepDbBuilder::Result StepDbBuilder::Build(const std::vector<StepGroup>& groups,
 
   // The spans of each group, without a second copy of them all: the
   // segments (runs of one group's spans, see AddSpan()) are ordered by group
-  // (stable), and each candidate's spans are unpacked into `scratch` in
+  // (stable), and the resolver reads each candidate's spans from them in
   // their order of addition. Groups past `groups` are ignored.
   std::vector<Segment>& segments = segments_;
   segments.erase(std::remove_if(segments.begin(), segments.end(),
@@ -107,7 +99,6 @@ StepDbBuilder::Result StepDbBuilder::Build(const std::vector<StepGroup>& groups,
   std::vector<uint32_t> first_segment(num_groups + 1, 0);  // Segments of group g: [g], [g + 1].
   for (const Segment& segment : segments) ++first_segment[segment.group + 1];
   for (size_t g = 0; g < num_groups; ++g) first_segment[g + 1] += first_segment[g];
-  std::vector<EventTypeSpan> scratch;
 
   // Candidate steps and their windows.
   struct Candidate {
@@ -167,15 +158,13 @@ StepDbBuilder::Result StepDbBuilder::Build(const std::vector<StepGroup>& groups,
   uint64_t compute_16bit_ps = 0, compute_32bit_ps = 0;
   for (const Candidate& c : candidates) {
     const StepGroup& group = groups[c.group];
-    scratch.clear();
-    for (uint32_t k = first_segment[c.group]; k < first_segment[c.group + 1]; ++k) {
-      for (uint32_t i = segments[k].begin; i < segments[k].end; ++i) {
-        scratch.push_back(Unpack(spans_[i]));
+    auto for_each_span = [&](auto&& fn) {
+      for (uint32_t k = first_segment[c.group]; k < first_segment[c.group + 1]; ++k) {
+        for (uint32_t i = segments[k].begin; i < segments[k].end; ++i) fn(Unpack(spans_[i]));
       }
-    }
-    absl::Span<const EventTypeSpan> events(scratch);
+    };
     ResolvedBreakdown rb;
-    resolver.Resolve(events, c.begin_ps, c.end_ps, &rb);
+    resolver.ResolveEach(for_each_span, c.begin_ps, c.end_ps, &rb);
     compute_16bit_ps += rb.compute_16bit_ps;
     compute_32bit_ps += rb.compute_32bit_ps;
     bool well_formed = mode == StepWindowMode::kHostOnly

@@ -96,7 +96,13 @@ class StepDbBuilder {
 
   void EnsureGroup(int32_t group);
   void AddSpan(int32_t group, const EventTypeSpan& span);
-  EventTypeSpan Unpack(const PackedSpan& packed) const;
+  EventTypeSpan Unpack(const PackedSpan& packed) const {
+    const uint64_t length = packed.length_and_type & kWideLength;
+    if (length == kWideLength) return wide_spans_[static_cast<size_t>(packed.begin_ps)];
+    return {packed.begin_ps,
+            static_cast<int64_t>(static_cast<uint64_t>(packed.begin_ps) + length),
+            static_cast<EventType>(packed.length_and_type >> kLengthBits)};
+  }
 
   size_t num_planes_;
   std::vector<Marker> markers_;  // [group * num_planes_ + plane]

@@ -3,6 +3,8 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "src/base/radix_sort.h"
+#include "src/base/radix_sort_pairs.h"
 #include "src/xplane/xspace_schema.h"
 
 namespace tbprof::views {
@@ -32,9 +34,35 @@ struct HostEventStats {
   absl::string_view step_name;
 };
 
-HostEventStats ReadHostEventStats(const XEventVisitor& event) {
+// Per stat metadata of a plane: whether ReadHostEventStats() reads stats
+// of it. Most stats of a host event (shapes, call stacks, ...) are not read:
+// a well-predicted test skips them without a jump through the switch.
+std::vector<uint8_t> ReadStatMetadata(const XPlaneVisitor& plane) {
+  std::vector<uint8_t> read(plane.raw().stat_metadata.size(), 0);
+  for (uint32_t i = 0; i < read.size(); ++i) {
+    switch (plane.stat_type(i)) {
+      case StatType::kIsRoot:
+      case StatType::kStepNum:
+      case StatType::kIterNum:
+      case StatType::kGraphType:
+      case StatType::kCorrelationId:
+      case StatType::kGroupId:
+      case StatType::kStepName:
+        read[i] = 1;
+        break;
+      default:
+        break;
+    }
+  }
+  return read;
+}
+
+// `read_stat`: ReadStatMetadata() of the event's plane.
+HostEventStats ReadHostEventStats(const XEventVisitor& event,
+                                  const std::vector<uint8_t>& read_stat) {
   HostEventStats s;
   event.ForEachStat([&](const XStatVisitor& stat) {
+    if (!read_stat[stat.metadata_index()]) return;
     switch (stat.type()) {
       case StatType::kIsRoot:
         s.root_level = static_cast<int>(stat.IntValue());
@@ -82,7 +110,9 @@ struct RootRef {
   absl::string_view graph_type;
 };
 
-// Open event on a line's nesting stack.
+// Open event on a line's nesting stack. Pushed by writing the fields of a
+// new element: copying a struct just written field by field stalls (the
+// wide loads cannot forward from the narrow stores).
 struct OpenEvent {
   uint32_t index;
   int64_t begin_ps;
@@ -93,6 +123,7 @@ struct OpenEvent {
 uint32_t LevelBit(int level) { return 1u << std::min(std::max(level, 0), 31); }
 
 void GroupPregrouped(const XPlaneVisitor& host, XSpaceStepGroups* out) {
+  const std::vector<uint8_t> read_stat = ReadStatMetadata(host);
   for (size_t li = 0; li < host.num_lines(); ++li) {
     XLineVisitor line = host.line(li);
     std::vector<int32_t>& groups = out->host_event_group[li];
@@ -100,11 +131,11 @@ void GroupPregrouped(const XPlaneVisitor& host, XSpaceStepGroups* out) {
     for (size_t ei = 0; ei < line.num_events(); ++ei) {
       XEventVisitor event = line.event(ei);
       if (event.is_aggregate()) continue;
-      HostEventStats s = ReadHostEventStats(event);
+      HostEventStats s = ReadHostEventStats(event, read_stat);
       if (!s.has_group_id) continue;
       int32_t dense = GetOrAddPregroupedGroup(s.group_id, out);
       groups[ei] = dense;
-      if (s.has_correlation_id) out->group_by_correlation_id[s.correlation_id] = dense;
+      if (s.has_correlation_id) out->group_by_correlation_id.Add(s.correlation_id, dense);
       if (!s.step_name.empty()) {
         StepGroup& g = out->groups[dense];
         if (g.name.empty()) g.name = std::string(s.step_name);
@@ -124,6 +155,141 @@ void GroupPregrouped(const XPlaneVisitor& host, XSpaceStepGroups* out) {
 }
 
 }  // namespace
+
+void CorrelationGroups::Finish() {
+  const size_t n = pending_.size();
+  ids_.clear();
+  groups_.clear();
+  if (n == 0) return;
+  // Launch order by id, stably (the order of addition among equal ids):
+  // merged runs, or a radix sort of packed (id - min) << index bits | index
+  // keys when they fit in 64 bits, else of (id - min, index) pairs.
+  // Launches of one thread come with ascending ids: a few runs are merged.
+  constexpr size_t kMaxMergedRuns = 8;
+  int64_t min_id = pending_[0].correlation_id, max_id = min_id;
+  std::vector<size_t> run_begin = {0};
+  for (size_t i = 0; i < n; ++i) {
+    const int64_t id = pending_[i].correlation_id;
+    if (i > 0 && id < pending_[i - 1].correlation_id && run_begin.size() <= kMaxMergedRuns) {
+      run_begin.push_back(i);  // Counted up to one past the most merged.
+    }
+    min_id = std::min(min_id, id);
+    max_id = std::max(max_id, id);
+  }
+  const uint64_t base = static_cast<uint64_t>(min_id);
+  std::vector<uint32_t> by_id;  // Indices into pending_; empty if pending_ is sorted.
+  if (run_begin.size() > 1 && run_begin.size() <= kMaxMergedRuns) {
+    // Pairwise merges of neighbouring runs; std::merge takes the first
+    // range's element on ties, so equal ids keep their order of addition.
+    by_id.resize(n);
+    for (size_t i = 0; i < n; ++i) by_id[i] = static_cast<uint32_t>(i);
+    run_begin.push_back(n);
+    std::vector<uint32_t> buffer(n);
+    auto lower = [&](uint32_t a, uint32_t b) {
+      return pending_[a].correlation_id < pending_[b].correlation_id;
+    };
+    while (run_begin.size() > 2) {
+      std::vector<size_t> merged = {0};
+      for (size_t r = 0; r + 1 < run_begin.size(); r += 2) {
+        const size_t begin = run_begin[r], mid = run_begin[r + 1];
+        const size_t end = r + 2 < run_begin.size() ? run_begin[r + 2] : mid;
+        std::merge(by_id.begin() + begin, by_id.begin() + mid, by_id.begin() + mid,
+                   by_id.begin() + end, buffer.begin() + begin, lower);
+        merged.push_back(end);
+      }
+      by_id.swap(buffer);
+      run_begin = std::move(merged);
+    }
+  } else if (run_begin.size() > 1) {
+    by_id.resize(n);
+    const uint64_t range = static_cast<uint64_t>(max_id) - base;
+    int range_bits = 0, index_bits = 0;
+    while (range_bits < 64 && (range >> range_bits) != 0) ++range_bits;
+    while (index_bits < 64 && ((n - 1) >> index_bits) != 0) ++index_bits;
+    if (range_bits + index_bits <= 64 && index_bits > 0) {
+      std::vector<uint64_t> keys(n), scratch;
+      for (size_t i = 0; i < n; ++i) {
+        keys[i] = (static_cast<uint64_t>(pending_[i].correlation_id) - base) << index_bits | i;
+      }
+      RadixSortUint64(&keys, &scratch);  // Keys are unique: the order is total.
+      const uint64_t mask = UINT64_MAX >> (64 - index_bits);
+      for (size_t i = 0; i < n; ++i) by_id[i] = static_cast<uint32_t>(keys[i] & mask);
+    } else {
+      std::vector<KeyValue> items(n), scratch;
+      for (size_t i = 0; i < n; ++i) {
+        items[i] = {static_cast<uint64_t>(pending_[i].correlation_id) - base,
+                    static_cast<uint32_t>(i)};
+      }
+      RadixSortPairs(&items, &scratch);
+      for (size_t i = 0; i < n; ++i) by_id[i] = items[i].value;
+    }
+  }
+  ids_.reserve(n);
+  groups_.reserve(n);
+  for (size_t i = 0; i < n; ++i) {
+    const Launch& l = pending_[by_id.empty() ? i : by_id[i]];
+    if (!ids_.empty() && ids_.back() == l.correlation_id) {
+      groups_.back() = l.group;  // A later launch with the same id wins.
+    } else {
+      ids_.push_back(l.correlation_id);
+      groups_.push_back(l.group);
+    }
+  }
+  pending_ = {};
+  ids_.shrink_to_fit();
+  groups_.shrink_to_fit();
+}
+
+size_t CorrelationGroups::LowerBound(int64_t correlation_id, size_t hint) const {
+  const size_t n = ids_.size();
+  size_t lo, hi;  // The answer is in [lo, hi].
+  if (hint < n && ids_[hint] < correlation_id) {
+    // Gallop up from ids_[lo] < correlation_id to ids_[hi] >= it (or n).
+    lo = hint;
+    size_t step = 1;
+    while (true) {
+      hi = lo + step;
+      if (hi >= n) {
+        hi = n;
+        break;
+      }
+      if (ids_[hi] >= correlation_id) break;
+      lo = hi;
+      step *= 2;
+    }
+    ++lo;
+  } else {
+    // Gallop down from ids_[hi] >= correlation_id (or hi == n) to ids_[lo] < it.
+    hi = std::min(hint, n);
+    size_t step = 1;
+    while (true) {
+      if (hi < step) {
+        lo = 0;
+        break;
+      }
+      lo = hi - step;
+      if (ids_[lo] < correlation_id) {
+        ++lo;
+        break;
+      }
+      hi = lo;
+      step *= 2;
+    }
+  }
+  return static_cast<size_t>(
+      std::lower_bound(ids_.begin() + lo, ids_.begin() + hi, correlation_id) - ids_.begin());
+}
+
+bool CorrelationGroups::Contains(int64_t correlation_id) const {
+  auto it = std::lower_bound(ids_.begin(), ids_.end(), correlation_id);
+  return it != ids_.end() && *it == correlation_id;
+}
+
+int32_t CorrelationGroups::Find(int64_t correlation_id, Cursor* cursor) const {
+  const size_t i = LowerBound(correlation_id, cursor->position);
+  cursor->position = i;
+  return i < ids_.size() && ids_[i] == correlation_id ? groups_[i] : -1;
+}
 
 bool IsXSpaceGrouped(const xplane::XSpaceData& space) {
   const xplane::StringPool& pool = space.strings;
@@ -155,18 +321,17 @@ XSpaceStepGroups GroupXSpaceSteps(const xplane::XSpaceData& space,
   out.host_event_group.resize(host.num_lines());
   if (out.pregrouped) {
     GroupPregrouped(host, &out);
+    out.group_by_correlation_id.Finish();
     return out;
   }
 
   // Pass 1: parents by nesting, roots, launch events.
+  const std::vector<uint8_t> read_stat = ReadStatMetadata(host);
   std::vector<std::vector<int32_t>> parents(host.num_lines());
   std::vector<RootRef> roots;
-  struct Launch {
-    uint32_t line;
-    uint32_t event;
-    int64_t correlation_id;
-  };
-  std::vector<Launch> launches;
+  // Launches go into the index at once, their groups set in pass 3; this
+  // holds where each is (line << 32 | event).
+  std::vector<uint64_t> launch_events;
   std::vector<OpenEvent> stack;
   for (size_t li = 0; li < host.num_lines(); ++li) {
     XLineVisitor line = host.line(li);
@@ -188,7 +353,7 @@ XSpaceStepGroups GroupXSpaceSteps(const xplane::XSpaceData& space,
         parents[li][ei] = static_cast<int32_t>(stack.back().index);
         parent_mask = stack.back().root_levels_mask;
       }
-      HostEventStats s = ReadHostEventStats(event);
+      HostEventStats s = ReadHostEventStats(event, read_stat);
       uint32_t mask = parent_mask;
       if (s.root_level > 0) {
         int64_t step_num = s.has_iter_num ? s.iter_num : (s.has_step_num ? s.step_num : -1);
@@ -198,10 +363,14 @@ XSpaceStepGroups GroupXSpaceSteps(const xplane::XSpaceData& space,
         mask |= LevelBit(s.root_level);
       }
       if (s.has_correlation_id && event.host_event_type() == HostEventType::kUnknown) {
-        launches.push_back({static_cast<uint32_t>(li), static_cast<uint32_t>(ei),
-                            s.correlation_id});
+        out.group_by_correlation_id.Add(s.correlation_id, -1);
+        launch_events.push_back(static_cast<uint64_t>(li) << 32 | ei);
       }
-      stack.push_back({static_cast<uint32_t>(ei), begin, end, mask});
+      OpenEvent& open = stack.emplace_back();  // In place: see OpenEvent.
+      open.index = static_cast<uint32_t>(ei);
+      open.begin_ps = begin;
+      open.end_ps = end;
+      open.root_levels_mask = mask;
     }
   }
 
@@ -236,11 +405,15 @@ XSpaceStepGroups GroupXSpaceSteps(const xplane::XSpaceData& space,
     out.groups.push_back(std::move(g));
   }
 
+  parents = {};  // Free before the launch index is built.
+
   // Pass 3: launch -> device links (the last launch with an id wins).
-  out.group_by_correlation_id.reserve(launches.size());
-  for (const Launch& l : launches) {
-    out.group_by_correlation_id[l.correlation_id] = out.host_event_group[l.line][l.event];
+  for (size_t i = 0; i < launch_events.size(); ++i) {
+    const uint64_t at = launch_events[i];
+    out.group_by_correlation_id.SetGroup(i, out.host_event_group[at >> 32][at & 0xffffffffu]);
   }
+  launch_events = {};
+  out.group_by_correlation_id.Finish();
   return out;
 }
 

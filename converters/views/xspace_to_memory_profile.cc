@@ -15,6 +15,8 @@
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 #include "converters/views/proto_json.h"
+#include "src/base/radix_sort.h"
+#include "src/base/radix_sort_pairs.h"
 #include "src/xplane/xspace_schema.h"
 #include "src/xplane/xspace_visitor.h"
 
@@ -54,15 +56,42 @@ class SnapTextTable {
         t.tensor_shape.empty()) {
       return 0;
     }
+    // A small direct-mapped cache of recent keys answers most calls without
+    // hashing the whole key; it only remembers what the map would answer.
+    CacheEntry& cached = cache_[CacheSlot(t)];
+    if (cached.index != 0 && SamePlaces(cached.texts, t)) return cached.index;
     auto at = [](absl::string_view v) { return std::make_pair(v.data(), v.size()); };
     auto [it, inserted] = index_.try_emplace(
         std::make_tuple(at(t.tf_op), at(t.region_type), at(t.data_type), at(t.tensor_shape)),
         static_cast<uint32_t>(texts_.size()));
     if (inserted) texts_.push_back(t);
+    cached = {t, it->second};
     return it->second;
   }
 
  private:
+  struct CacheEntry {
+    SnapTexts texts;
+    uint32_t index = 0;  // 0: empty (index 0 is never cached).
+  };
+  static constexpr int kCacheBits = 10;
+  static bool SamePlaces(const SnapTexts& a, const SnapTexts& b) {
+    auto same = [](absl::string_view x, absl::string_view y) {
+      return x.data() == y.data() && x.size() == y.size();
+    };
+    return same(a.tf_op, b.tf_op) && same(a.region_type, b.region_type) &&
+           same(a.data_type, b.data_type) && same(a.tensor_shape, b.tensor_shape);
+  }
+  static size_t CacheSlot(const SnapTexts& t) {
+    auto bits = [](absl::string_view v) {
+      return reinterpret_cast<uintptr_t>(v.data()) ^ (static_cast<uint64_t>(v.size()) << 48);
+    };
+    const uint64_t mix = bits(t.tf_op) + 3 * bits(t.region_type) + 5 * bits(t.data_type) +
+                         7 * bits(t.tensor_shape);
+    return static_cast<size_t>((mix * 0x9E3779B97F4A7C15ull) >> (64 - kCacheBits));
+  }
+
+  std::vector<CacheEntry> cache_ = std::vector<CacheEntry>(size_t{1} << kCacheBits);
   using TextAt = std::pair<const char*, size_t>;
   std::vector<SnapTexts> texts_;
   absl::flat_hash_map<std::tuple<TextAt, TextAt, TextAt, TextAt>, uint32_t> index_;
@@ -84,13 +113,12 @@ struct MemoryEventStats {
   int64_t in_use() const { return stack_bytes + heap_bytes; }
 };
 
-// One memory event in the passes over all of them (56 bytes: a trace may
+// One memory event in the passes over all of them (48 bytes: a trace may
 // hold millions). It keeps what those passes need; the few snapshots that
-// are output read the other stats from the event again (`ref`).
+// are output read the other stats from the event again (found by the
+// snapshot's index, which is its place in plane order: see SnapContext).
 struct Snap {
   int64_t time_ps = 0;   // XEvent.offset_ps: relative to its line's timestamp.
-  uint64_t ref = 0;      // Line index << 32 | event index: the event, and its
-                         // position in plane order (line by line).
   int64_t in_use = 0;    // bytes_reserved + bytes_allocated (stack + heap).
   // The `group_id` stat when read (kInvalidStepId without one); the step id
   // once BuildAllocatorProfile has run.
@@ -104,7 +132,7 @@ struct Snap {
 
   Snap() : allocator(0), is_allocation(0) {}
 };
-static_assert(sizeof(Snap) <= 56, "Snap must stay compact");
+static_assert(sizeof(Snap) <= 48, "Snap must stay compact");
 
 // A step root on /host:CPU: [begin_ps, end_ps) belongs to step `step_id`.
 struct StepRoot {
@@ -128,10 +156,18 @@ class StepFinder {
     }
   }
 
-  int64_t StepAt(int64_t time_ps) const {
-    auto it = std::upper_bound(roots_.begin(), roots_.end(), time_ps,
-                               [](int64_t t, const StepRoot& r) { return t < r.begin_ps; });
-    for (size_t i = it - roots_.begin(); i > 0; --i) {
+  // Where the last StepAt() call left off: calls for times in ascending
+  // order find their place in amortized constant time.
+  struct Cursor {
+    size_t upper = 0;  // Number of roots that begin at or before the last time.
+  };
+
+  int64_t StepAt(int64_t time_ps, Cursor* cursor) const {
+    size_t upper = cursor->upper;  // Moved to upper_bound(time_ps) by begin_ps.
+    while (upper < roots_.size() && roots_[upper].begin_ps <= time_ps) ++upper;
+    while (upper > 0 && roots_[upper - 1].begin_ps > time_ps) --upper;
+    cursor->upper = upper;
+    for (size_t i = upper; i > 0; --i) {
       if (max_end_[i - 1] <= time_ps) break;  // No earlier root reaches time_ps.
       if (time_ps < roots_[i - 1].end_ps) return roots_[i - 1].step_num;
     }
@@ -155,30 +191,73 @@ void FillStats(const MemoryEventStats& s, MemoryAggregationStats* stats) {
 class DataTypeNames {
  public:
   absl::string_view Get(int64_t data_type) {
+    if (data_type >= 0 && data_type < kCached) {
+      absl::string_view& cached = cache_[data_type];
+      if (cached.data() == nullptr) cached = Lookup(data_type);
+      return cached;
+    }
+    return Lookup(data_type);
+  }
+
+ private:
+  static constexpr int64_t kCached = 256;
+  absl::string_view Lookup(int64_t data_type) {
     auto [it, inserted] = names_.try_emplace(data_type);
     if (inserted) it->second = TensorflowDataTypeName(data_type);
     return it->second;
   }
 
- private:
+  absl::string_view cache_[kCached] = {};  // names_ entries of small values.
   absl::node_hash_map<int64_t, std::string> names_;  // Stable addresses.
 };
 
+// The stat that names an event's allocator (the last of allocator_name,
+// index_on_host and device_ordinal), as a value that compares equal for
+// events whose allocator ids are equal strings, without building them.
+struct AllocatorStat {
+  xplane::StatType type = xplane::StatType::kUnknown;  // kUnknown: none.
+  xplane::StatKind kind = xplane::StatKind::kNone;
+  // IntOrUintValue() of an index, RefId() of a ref name, the address of
+  // the (interned) text of a str name.
+  uint64_t value = 0;
+  absl::string_view name;  // allocator_name's StrOrRefValue().
+
+  bool operator==(const AllocatorStat& o) const {
+    return type == o.type && kind == o.kind && value == o.value && name.size() == o.name.size();
+  }
+  // The allocator id: the name, or the index in decimal; "" if none.
+  void MemoryId(std::string* id) const {
+    if (type == xplane::StatType::kAllocatorName) {
+      id->assign(name.data(), name.size());
+    } else if (type == xplane::StatType::kUnknown) {
+      id->clear();
+    } else {
+      *id = absl::StrCat(static_cast<int64_t>(value));
+    }
+  }
+};
+
 // Reads the stats of one MemoryAllocation/MemoryDeallocation event into
-// `stats` and, when `memory_id` is not null, its allocator id into it.
+// `stats` and, when `allocator` is not null, its allocator stat into it.
 void ReadMemoryEvent(const xplane::XEventVisitor& event, DataTypeNames* data_types,
-                     MemoryEventStats* stats, std::string* memory_id) {
+                     MemoryEventStats* stats, AllocatorStat* allocator) {
   bool has_fragmentation = false;
   SnapTexts& texts = stats->texts;
   event.ForEachStat([&](const xplane::XStatVisitor& stat) {
     switch (stat.type()) {
       case xplane::StatType::kIndexOnHost:
       case xplane::StatType::kDeviceOrdinal:
-        if (memory_id != nullptr) *memory_id = absl::StrCat(stat.IntOrUintValue());
+        if (allocator != nullptr) {
+          *allocator = {stat.type(), stat.kind(), static_cast<uint64_t>(stat.IntOrUintValue()), {}};
+        }
         break;
       case xplane::StatType::kAllocatorName:
-        if (memory_id != nullptr) {
-          memory_id->assign(stat.StrOrRefValue().data(), stat.StrOrRefValue().size());
+        if (allocator != nullptr) {
+          const absl::string_view name = stat.StrOrRefValue();
+          const uint64_t value = stat.kind() == xplane::StatKind::kRef
+                                     ? stat.RefId()
+                                     : reinterpret_cast<uintptr_t>(name.data());
+          *allocator = {stat.type(), stat.kind(), value, name};
         }
         break;
       case xplane::StatType::kBytesReserved:
@@ -242,21 +321,34 @@ struct SnapContext {
   const SnapTextTable* texts;
   DataTypeNames* data_types;
   std::vector<int64_t> line_begin_ps;  // Per host line: its start in space time.
+  // The event of snapshot i (all snapshots in plane order) is event
+  // memory_events[i] of the line whose snapshots end first after i.
+  std::vector<uint32_t> memory_events;
+  std::vector<size_t> line_memory_end;  // Per host line: end of its snapshots.
 
-  xplane::XEventVisitor EventOf(const Snap& s) const {
-    return plane->line(static_cast<size_t>(s.ref >> 32)).event(s.ref & 0xffffffffu);
+  size_t LineOf(uint32_t snap) const {
+    return static_cast<size_t>(
+        std::upper_bound(line_memory_end.begin(), line_memory_end.end(), size_t{snap}) -
+        line_memory_end.begin());
+  }
+  xplane::XEventVisitor EventOf(uint32_t snap) const {
+    return plane->line(LineOf(snap)).event(memory_events[snap]);
   }
   // The event's begin in space time (XEventVisitor::begin_ps()).
-  int64_t BeginPs(const Snap& s) const { return line_begin_ps[s.ref >> 32] + s.time_ps; }
-  MemoryEventStats StatsOf(const Snap& s) const {
+  int64_t BeginPs(uint32_t snap, const Snap& s) const {
+    return line_begin_ps[LineOf(snap)] + s.time_ps;
+  }
+  MemoryEventStats StatsOf(uint32_t snap) const {
     MemoryEventStats stats;
-    ReadMemoryEvent(EventOf(s), data_types, &stats, nullptr);
+    ReadMemoryEvent(EventOf(snap), data_types, &stats, nullptr);
     return stats;
   }
 };
 
-void FillSnapshot(const Snap& s, const SnapContext& context, MemoryProfileSnapshot* out) {
-  const MemoryEventStats stats = context.StatsOf(s);
+// `s` is snapshot `snap` (its index in plane order).
+void FillSnapshot(uint32_t snap, const Snap& s, const SnapContext& context,
+                  MemoryProfileSnapshot* out) {
+  const MemoryEventStats stats = context.StatsOf(snap);
   out->set_time_offset_ps(s.time_ps);
   FillStats(stats, out->mutable_aggregation_stats());
   MemoryActivityMetadata* meta = out->mutable_activity_metadata();
@@ -273,8 +365,18 @@ void FillSnapshot(const Snap& s, const SnapContext& context, MemoryProfileSnapsh
   meta->set_tensor_shape(std::string(t.tensor_shape));
 }
 
+// One allocator's snapshots in time order, without moving them:
+// (*this)[i] = snaps[order[i]].
+struct TimeOrderedSnaps {
+  Snap* snaps;
+  absl::Span<const uint32_t> order;
+
+  size_t size() const { return order.size(); }
+  Snap& operator[](size_t i) const { return snaps[order[i]]; }
+};
+
 // Max-box filter: exactly `max_num` indices when snaps.size() > max_num.
-std::vector<size_t> SampleTimeline(absl::Span<const Snap> snaps, int64_t max_num) {
+std::vector<size_t> SampleTimeline(const TimeOrderedSnaps& snaps, int64_t max_num) {
   std::vector<size_t> picked;
   const int64_t n = static_cast<int64_t>(snaps.size());
   if (max_num <= 0 || n <= max_num) {
@@ -289,8 +391,13 @@ std::vector<size_t> SampleTimeline(absl::Span<const Snap> snaps, int64_t max_num
   for (int64_t box = 0; box < max_num; ++box) {
     const int64_t w = box < narrow_boxes ? width : width + 1;
     size_t best = start;
+    int64_t best_in_use = snaps[best].in_use;
     for (int64_t i = start + 1; i < start + w; ++i) {
-      if (snaps[i].in_use > snaps[best].in_use) best = i;
+      const int64_t in_use = snaps[i].in_use;
+      if (in_use > best_in_use) {
+        best = i;
+        best_in_use = in_use;
+      }
     }
     picked.push_back(best);
     start += w;
@@ -322,14 +429,12 @@ MemoryActivityMetadata SpecialAllocation(int64_t bytes, absl::string_view op,
 
 // Fills active_allocations, special_allocations and memory_profile_snapshots.
 // `peak` holds the stats of snaps[peak_index].
-void AddActiveAllocations(absl::Span<const Snap> snaps, const SnapContext& context,
-                          size_t peak_index, const MemoryEventStats& peak,
+// `peak_step`: the step id of the last snapshot (in time order) whose
+// in_use equals the peak's.
+void AddActiveAllocations(const TimeOrderedSnaps& snaps, const SnapContext& context,
+                          size_t peak_index, const MemoryEventStats& peak, int64_t peak_step,
                           PerAllocatorMemoryProfile* out) {
   const Snap& peak_snap = snaps[peak_index];
-  int64_t peak_step = 0;
-  for (const Snap& s : snaps) {
-    if (s.in_use == peak_snap.in_use) peak_step = s.step_id;
-  }
 
   // Allocations of the peak step still live at the peak time.
   int64_t unmapped_bytes = peak.heap_bytes;
@@ -353,7 +458,7 @@ void AddActiveAllocations(absl::Span<const Snap> snaps, const SnapContext& conte
   rows.reserve(live.size() + 2);
   for (const auto& [address, index] : live) {
     MemoryProfileSnapshot tmp;
-    FillSnapshot(snaps[index], context, &tmp);
+    FillSnapshot(snaps.order[index], snaps[index], context, &tmp);
     rows.emplace_back(static_cast<int64_t>(index), std::move(*tmp.mutable_activity_metadata()));
   }
   auto add_special = [&](int64_t bytes, absl::string_view op, absl::string_view region) {
@@ -383,22 +488,93 @@ void AddActiveAllocations(absl::Span<const Snap> snaps, const SnapContext& conte
     } else {
       row->set_snapshot_index(out->memory_profile_snapshots_size());
       row->set_special_index(-1);
-      FillSnapshot(snaps[index], context, out->add_memory_profile_snapshots());
+      FillSnapshot(snaps.order[index], snaps[index], context, out->add_memory_profile_snapshots());
     }
     row->set_num_occurrences(static_cast<int64_t>(j - i));
     i = j;
   }
 }
 
-// Stable sort by time; events of one line are already in time order, so
-// the common single-thread case costs one check. In place: (time, ref) is
-// unique, and ref grows with the position before sorting.
-void SortByTime(absl::Span<Snap> snaps) {
-  auto earlier = [](const Snap& a, const Snap& b) { return a.time_ps < b.time_ps; };
-  if (std::is_sorted(snaps.begin(), snaps.end(), earlier)) return;
-  std::sort(snaps.begin(), snaps.end(), [](const Snap& a, const Snap& b) {
-    return a.time_ps != b.time_ps ? a.time_ps < b.time_ps : a.ref < b.ref;
-  });
+// x % 1000 == 0, by multiplying with the inverse of 125 modulo 2^64 (the
+// multiples of 125 are exactly the x that map to at most max / 125).
+bool DivisibleBy1000(uint64_t x) {
+  constexpr uint64_t kInv125 = [] {
+    uint64_t a = 125, inv = a;  // Newton's iteration doubles the correct low bits.
+    for (int i = 0; i < 6; ++i) inv *= 2 - a * inv;
+    return inv;
+  }();
+  return (x & 7) == 0 && x * kInv125 <= UINT64_MAX / 125;
+}
+
+// Sorts `order` (indices into `snaps`, ascending) by the snapshots' time,
+// stably: by (time, place in plane order). Events of one line are already
+// in time order, so the common single-thread case costs one check and a few
+// threads a merge of their runs; otherwise a radix sort of packed
+// (time - min) / unit << index bits | position keys (the unit 1000 when
+// every time difference is a multiple of it), or of (time, position) pairs
+// when those do not fit in 64 bits.
+void SortByTime(const Snap* snaps, absl::Span<uint32_t> order) {
+  const size_t n = order.size();
+  // Where each ascending run starts (up to kMaxMergedRuns + 1 of them).
+  constexpr size_t kMaxMergedRuns = 8;
+  std::vector<size_t> run_begin = {0};
+  for (size_t i = 1; i < n && run_begin.size() <= kMaxMergedRuns; ++i) {
+    if (snaps[order[i]].time_ps < snaps[order[i - 1]].time_ps) run_begin.push_back(i);
+  }
+  if (run_begin.size() == 1) return;
+  auto earlier = [snaps](uint32_t a, uint32_t b) { return snaps[a].time_ps < snaps[b].time_ps; };
+  if (run_begin.size() <= kMaxMergedRuns) {
+    // Few runs (one per thread line): merge neighbours pairwise, in place
+    // (std::inplace_merge is stable: the first range's element goes first
+    // on ties).
+    run_begin.push_back(n);
+    while (run_begin.size() > 2) {
+      std::vector<size_t> merged = {0};
+      for (size_t r = 0; r + 1 < run_begin.size(); r += 2) {
+        const size_t begin = run_begin[r], mid = run_begin[r + 1];
+        const size_t end = r + 2 < run_begin.size() ? run_begin[r + 2] : mid;
+        std::inplace_merge(order.begin() + begin, order.begin() + mid, order.begin() + end,
+                           earlier);
+        merged.push_back(end);
+      }
+      run_begin = std::move(merged);
+    }
+    return;
+  }
+  int64_t min_ps = snaps[order[0]].time_ps, max_ps = min_ps;
+  for (uint32_t index : order) {
+    min_ps = std::min(min_ps, snaps[index].time_ps);
+    max_ps = std::max(max_ps, snaps[index].time_ps);
+  }
+  const uint64_t base = static_cast<uint64_t>(min_ps);
+  bool whole_ns = true;
+  for (uint32_t index : order) {
+    whole_ns &= DivisibleBy1000(static_cast<uint64_t>(snaps[index].time_ps) - base);
+  }
+  const uint64_t unit = whole_ns ? 1000 : 1;
+  const uint64_t range = (static_cast<uint64_t>(max_ps) - base) / unit;
+  int range_bits = 0, index_bits = 0;
+  while (range_bits < 64 && (range >> range_bits) != 0) ++range_bits;
+  while (index_bits < 64 && ((n - 1) >> index_bits) != 0) ++index_bits;
+  std::vector<uint32_t> by_position(order.begin(), order.end());
+  if (range_bits + index_bits <= 64) {
+    std::vector<uint64_t> keys(n), scratch;
+    for (size_t i = 0; i < n; ++i) {
+      const uint64_t time = (static_cast<uint64_t>(snaps[by_position[i]].time_ps) - base) / unit;
+      keys[i] = index_bits == 0 ? time : time << index_bits | i;
+    }
+    RadixSortUint64(&keys, &scratch);  // Keys are unique: the order is total.
+    const uint64_t mask = index_bits == 0 ? 0 : UINT64_MAX >> (64 - index_bits);
+    for (size_t i = 0; i < n; ++i) order[i] = by_position[keys[i] & mask];
+    return;
+  }
+  std::vector<KeyValue> items(n), scratch;
+  for (size_t i = 0; i < n; ++i) {
+    items[i] = {(static_cast<uint64_t>(snaps[by_position[i]].time_ps) - base) / unit,
+                static_cast<uint32_t>(i)};
+  }
+  RadixSortPairs(&items, &scratch);  // Stable: equal times keep their positions.
+  for (size_t i = 0; i < n; ++i) order[i] = by_position[items[i].value];
 }
 
 // What one allocator's events give in plane order, as the plugin visits
@@ -407,42 +583,59 @@ void SortByTime(absl::Span<Snap> snaps) {
 // far (the first event if none does).
 struct AllocatorSummary {
   int64_t lifetime_peak = 0;
-  uint64_t peak_ref = 0;
+  uint32_t peak_snap = 0;  // Index (in plane order) of the peak event.
   int64_t peak_in_use = 0;
+  int64_t peak_snap_in_use = 0;  // The in_use of the peak event.
   bool seen = false;
 
-  void Add(const Snap& s, int64_t peak_bytes_in_use) {
-    if (!seen) peak_ref = s.ref;
+  // `s` is snapshot `snap`.
+  void Add(uint32_t snap, const Snap& s, int64_t peak_bytes_in_use) {
+    if (!seen) {
+      peak_snap = snap;
+      peak_snap_in_use = s.in_use;
+    }
     seen = true;
     lifetime_peak = peak_bytes_in_use;
     if (s.in_use >= peak_in_use) {
       peak_in_use = s.in_use;
-      peak_ref = s.ref;
+      peak_snap = snap;
+      peak_snap_in_use = s.in_use;
     }
   }
 };
 
-// `snaps` are one allocator's, in plane order; sorted by time here.
-void BuildAllocatorProfile(absl::Span<Snap> snaps, const AllocatorSummary& summary_in,
-                           const SnapContext& context, const StepFinder& steps,
-                           const MemoryProfileOptions& options, PerAllocatorMemoryProfile* out) {
-  SortByTime(snaps);
+// `order` holds the indices into `all_snaps` of one allocator's snapshots,
+// in plane order; sorted by time here.
+void BuildAllocatorProfile(Snap* all_snaps, absl::Span<uint32_t> order,
+                           const AllocatorSummary& summary_in, const SnapContext& context,
+                           const StepFinder& steps, const MemoryProfileOptions& options,
+                           PerAllocatorMemoryProfile* out) {
+  SortByTime(all_snaps, order);
+  const TimeOrderedSnaps snaps{all_snaps, order};
 
-  // Step ids: enclosing root, else previous valid + 1.
+  // One pass in time order for:
+  //  * step ids: enclosing root, else previous valid + 1;
+  //  * deallocations inherit the texts of the allocation at their address
+  //    (allocations keep theirs, so the order of the two does not matter);
+  //  * the peak event's place in time order;
+  //  * the peak step: the step of the last event whose in_use is the peak's.
   int64_t last_valid_step = -1;
-  for (Snap& s : snaps) {
-    if (s.step_id == kInvalidStepId) s.step_id = steps.StepAt(context.BeginPs(s));
+  StepFinder::Cursor cursor;
+  absl::flat_hash_map<uint64_t, size_t> allocation_at;
+  size_t peak_index = 0;
+  int64_t peak_step = 0;
+  for (size_t i = 0; i < snaps.size(); ++i) {
+    Snap& s = snaps[i];
+    if (s.step_id == kInvalidStepId) {
+      s.step_id = steps.StepAt(context.BeginPs(snaps.order[i], s), &cursor);
+    }
     if (s.step_id == kInvalidStepId) {
       s.step_id = last_valid_step + 1;
     } else {
       last_valid_step = s.step_id;
     }
-  }
-
-  // Deallocations inherit the metadata of the allocation at their address.
-  absl::flat_hash_map<uint64_t, size_t> allocation_at;
-  for (size_t i = 0; i < snaps.size(); ++i) {
-    Snap& s = snaps[i];
+    if (snaps.order[i] == summary_in.peak_snap) peak_index = i;
+    if (s.in_use == summary_in.peak_snap_in_use) peak_step = s.step_id;
     if (!s.is_allocation) {
       auto it = allocation_at.find(s.address);
       if (it == allocation_at.end()) continue;
@@ -452,11 +645,10 @@ void BuildAllocatorProfile(absl::Span<Snap> snaps, const AllocatorSummary& summa
       allocation_at.try_emplace(s.address, i);
     }
   }
+  allocation_at = {};
 
-  size_t peak_index = 0;  // The peak event's place in time order.
-  while (snaps[peak_index].ref != summary_in.peak_ref) ++peak_index;
   const Snap& peak_snap = snaps[peak_index];
-  const MemoryEventStats peak = context.StatsOf(peak_snap);
+  const MemoryEventStats peak = context.StatsOf(snaps.order[peak_index]);
   auto* summary = out->mutable_profile_summary();
   summary->set_peak_bytes_usage_lifetime(summary_in.lifetime_peak);
   FillStats(peak, summary->mutable_peak_stats());
@@ -465,9 +657,10 @@ void BuildAllocatorProfile(absl::Span<Snap> snaps, const AllocatorSummary& summa
   summary->set_memory_capacity(peak.in_use() + peak.free_bytes);
 
   for (size_t index : SampleTimeline(snaps, options.max_num_snapshots)) {
-    FillSnapshot(snaps[index], context, out->add_sampled_timeline_snapshots());
+    FillSnapshot(snaps.order[index], snaps[index], context,
+                 out->add_sampled_timeline_snapshots());
   }
-  AddActiveAllocations(snaps, context, peak_index, peak, out);
+  AddActiveAllocations(snaps, context, peak_index, peak, peak_step, out);
 }
 
 }  // namespace
@@ -487,91 +680,139 @@ MemoryProfile ConvertXSpaceToMemoryProfile(const xplane::XSpaceData& space,
     return type == xplane::HostEventType::kMemoryAllocation ||
            type == xplane::HostEventType::kMemoryDeallocation;
   };
-  // All snapshots in one vector of exactly their number (no copies as it
-  // grows), each with the index of its allocator in `memory_ids`.
-  size_t num_memory_events = 0;
-  plane.ForEachLine([&](const xplane::XLineVisitor& line) {
-    line.ForEachEvent([&](const xplane::XEventVisitor& event) {
-      if (is_memory_event(event.host_event_type())) ++num_memory_events;
+  // Pass 1 over all events: the step roots, and where the memory events are
+  // (their event indices, line by line), so that the snapshots fill one
+  // vector of exactly their number. Only the `_r` stat is looked for in
+  // other events: in the event's own stats, and once per event metadata in
+  // the metadata's.
+  std::vector<StepRoot> roots;
+  auto read_root = [&](const xplane::XEventVisitor& event, bool is_root) {
+    int64_t step_num = kInvalidStepId, iter_num = kInvalidStepId;
+    event.ForEachStat([&](const xplane::XStatVisitor& stat) {
+      if (root_stat.has_value() && stat.metadata_index() == *root_stat) {
+        is_root |= stat.IntOrUintValue() != 0;
+      } else if (stat.type() == xplane::StatType::kStepNum) {
+        step_num = stat.IntOrUintValue();
+      } else if (stat.type() == xplane::StatType::kIterNum) {
+        iter_num = stat.IntOrUintValue();
+      }
     });
-  });
+    if (is_root) {
+      roots.push_back(
+          {event.begin_ps(), event.end_ps(), step_num != kInvalidStepId ? step_num : iter_num});
+    }
+  };
+  // Per event metadata: 1 if its memory events, 2 if its own stats make
+  // every event of it a root (a non-zero `_r`), 0 otherwise.
+  std::vector<uint8_t> metadata_kind(plane.num_event_metadata(), 0);
+  for (uint32_t m = 0; m < metadata_kind.size(); ++m) {
+    const xplane::HostEventType type = plane.host_event_type(m);
+    if (is_memory_event(type)) {
+      metadata_kind[m] = 1;
+    } else if (root_stat.has_value()) {
+      for (const xplane::Stat& stat : host->event_metadata[m].stats) {
+        if (stat.metadata_index() == *root_stat &&
+            xplane::XStatVisitor(&plane, &stat).IntOrUintValue() != 0) {
+          metadata_kind[m] = 2;
+        }
+      }
+    }
+  }
+  std::vector<uint32_t> memory_events;  // Event indices, line after line.
+  std::vector<size_t> line_memory_end(plane.num_lines(), 0);  // End in memory_events.
+  for (size_t li = 0; li < plane.num_lines(); ++li) {
+    const xplane::Line& line = host->lines[li];
+    const xplane::Stat* line_stats = line.stats.data();
+    const uint32_t root_index = root_stat.value_or(UINT32_MAX);
+    for (size_t ei = 0; ei < line.events.size(); ++ei) {
+      const xplane::Event& e = line.events[ei];
+      const uint8_t kind = metadata_kind[e.metadata_index];
+      if (kind == 1) {
+        memory_events.push_back(static_cast<uint32_t>(ei));
+        continue;
+      }
+      bool is_root = kind == 2;
+      if (!is_root && root_stat.has_value()) {
+        for (uint32_t i = 0; i < e.stats_count; ++i) {
+          const xplane::Stat& stat = line_stats[e.stats_begin + i];
+          if (stat.metadata_index() == root_index &&
+              xplane::XStatVisitor(&plane, &stat).IntOrUintValue() != 0) {
+            is_root = true;
+            break;
+          }
+        }
+      }
+      const bool is_trace_context =
+          plane.host_event_type(e.metadata_index) == xplane::HostEventType::kTraceContext;
+      if (is_root || is_trace_context) read_root(plane.line(li).event(ei), is_trace_context);
+    }
+    line_memory_end[li] = memory_events.size();
+  }
+
+  // Pass 2 over the memory events, in plane order: one snapshot each, with
+  // the index of its allocator in `memory_ids`.
   std::vector<Snap> all_snaps;
-  all_snaps.reserve(num_memory_events);
+  all_snaps.reserve(memory_events.size());
   std::vector<std::string> memory_ids;
   absl::flat_hash_map<std::string, uint32_t> allocator_index;
   std::vector<AllocatorSummary> summaries;  // Per allocator.
-
-  std::vector<StepRoot> roots;
   SnapTextTable texts;
   DataTypeNames data_types;
-  SnapContext context{&plane, &texts, &data_types, {}};
+  SnapContext context{&plane, &texts, &data_types, {}, {}, {}};
   context.line_begin_ps.reserve(plane.num_lines());
+  context.memory_events = std::move(memory_events);
+  context.line_memory_end = std::move(line_memory_end);
   std::string memory_id;
-  std::string last_memory_id;  // memory_ids[last_allocator], once there is one.
+  AllocatorStat last_allocator_stat;  // Of the last event, which had allocator `last_allocator`.
   uint32_t last_allocator = 0;
+  size_t next_memory_event = 0;
   for (size_t li = 0; li < plane.num_lines(); ++li) {
     const xplane::XLineVisitor line = plane.line(li);
     context.line_begin_ps.push_back((line.timestamp_ns() - plane.base_ns()) * 1000);
-    for (size_t ei = 0; ei < line.num_events(); ++ei) {
+    for (; next_memory_event < context.line_memory_end[li]; ++next_memory_event) {
+      const uint32_t ei = context.memory_events[next_memory_event];
       const xplane::XEventVisitor event = line.event(ei);
-      const xplane::HostEventType type = event.host_event_type();
-      if (is_memory_event(type)) {
-        MemoryEventStats stats;
-        memory_id.clear();
-        ReadMemoryEvent(event, &data_types, &stats, &memory_id);
-        if (memory_ids.empty() || memory_id != last_memory_id) {
-          auto [it, inserted] =
-              allocator_index.try_emplace(memory_id, static_cast<uint32_t>(memory_ids.size()));
-          if (inserted) {
-            memory_ids.push_back(memory_id);
-            summaries.emplace_back();
-          }
-          last_allocator = it->second;
-          last_memory_id = memory_id;
+      MemoryEventStats stats;
+      AllocatorStat allocator_stat;
+      ReadMemoryEvent(event, &data_types, &stats, &allocator_stat);
+      if (memory_ids.empty() || !(allocator_stat == last_allocator_stat)) {
+        allocator_stat.MemoryId(&memory_id);
+        auto [it, inserted] =
+            allocator_index.try_emplace(memory_id, static_cast<uint32_t>(memory_ids.size()));
+        if (inserted) {
+          memory_ids.push_back(memory_id);
+          summaries.emplace_back();
         }
-        Snap& snap = all_snaps.emplace_back();
-        snap.time_ps = event.offset_ps();
-        snap.ref = static_cast<uint64_t>(li) << 32 | ei;
-        snap.in_use = stats.in_use();
-        snap.step_id = stats.group_id;
-        snap.address = stats.address;
-        snap.allocation_bytes = stats.allocation_bytes;
-        snap.texts = texts.Intern(stats.texts);
-        snap.allocator = last_allocator;
-        snap.is_allocation = type == xplane::HostEventType::kMemoryAllocation;
-        summaries[last_allocator].Add(snap, stats.peak_bytes_in_use);
-        continue;
+        last_allocator = it->second;
+        last_allocator_stat = allocator_stat;
       }
-      bool is_root = type == xplane::HostEventType::kTraceContext;
-      int64_t step_num = kInvalidStepId, iter_num = kInvalidStepId;
-      if (root_stat.has_value() || is_root) {
-        event.ForEachStat([&](const xplane::XStatVisitor& stat) {
-          if (root_stat.has_value() && stat.metadata_index() == *root_stat) {
-            is_root |= stat.IntOrUintValue() != 0;
-          } else if (stat.type() == xplane::StatType::kStepNum) {
-            step_num = stat.IntOrUintValue();
-          } else if (stat.type() == xplane::StatType::kIterNum) {
-            iter_num = stat.IntOrUintValue();
-          }
-        });
-      }
-      if (is_root) {
-        roots.push_back(
-            {event.begin_ps(), event.end_ps(), step_num != kInvalidStepId ? step_num : iter_num});
-      }
+      Snap& snap = all_snaps.emplace_back();
+      snap.time_ps = event.offset_ps();
+      snap.in_use = stats.in_use();
+      snap.step_id = stats.group_id;
+      snap.address = stats.address;
+      snap.allocation_bytes = stats.allocation_bytes;
+      snap.texts = texts.Intern(stats.texts);
+      snap.allocator = last_allocator;
+      snap.is_allocation = event.host_event_type() == xplane::HostEventType::kMemoryAllocation;
+      summaries[last_allocator].Add(static_cast<uint32_t>(next_memory_event), snap,
+                                    stats.peak_bytes_in_use);
     }
   }
 
   const StepFinder steps(std::move(roots));
-  // Each allocator's snapshots side by side, in plane order, without a copy.
-  if (memory_ids.size() > 1) {
-    std::sort(all_snaps.begin(), all_snaps.end(), [](const Snap& a, const Snap& b) {
-      return a.allocator != b.allocator ? a.allocator < b.allocator : a.ref < b.ref;
-    });
-  }
+  // Each allocator's snapshots as a run of indices into all_snaps, in plane
+  // order (a stable counting sort by allocator; the snapshots do not move).
   std::vector<size_t> first_snap(memory_ids.size() + 1, 0);  // Of allocator a: [a], [a + 1].
   for (const Snap& s : all_snaps) ++first_snap[s.allocator + 1];
   for (size_t a = 0; a < memory_ids.size(); ++a) first_snap[a + 1] += first_snap[a];
+  std::vector<uint32_t> order(all_snaps.size());
+  {
+    std::vector<size_t> next(first_snap.begin(), first_snap.end() - 1);
+    for (size_t i = 0; i < all_snaps.size(); ++i) {
+      order[next[all_snaps[i].allocator]++] = static_cast<uint32_t>(i);
+    }
+  }
 
   std::vector<uint32_t> by_id(memory_ids.size());
   for (uint32_t i = 0; i < by_id.size(); ++i) by_id[i] = i;
@@ -581,9 +822,10 @@ MemoryProfile ConvertXSpaceToMemoryProfile(const xplane::XSpaceData& space,
     const std::string& id = memory_ids[allocator];
     profile.add_memory_ids(id);
     PerAllocatorMemoryProfile* out = &(*profile.mutable_memory_profile_per_allocator())[id];
-    absl::Span<Snap> snaps(all_snaps.data() + first_snap[allocator],
-                           first_snap[allocator + 1] - first_snap[allocator]);
-    BuildAllocatorProfile(snaps, summaries[allocator], context, steps, options, out);
+    absl::Span<uint32_t> snaps(order.data() + first_snap[allocator],
+                               first_snap[allocator + 1] - first_snap[allocator]);
+    BuildAllocatorProfile(all_snaps.data(), snaps, summaries[allocator], context, steps, options,
+                          out);
   }
   return profile;
 }

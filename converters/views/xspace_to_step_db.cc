@@ -54,7 +54,9 @@ struct DeviceEventStats {
   absl::string_view memcpy_details;
 };
 
-DeviceEventStats ReadDeviceEventStats(const XEventVisitor& event) {
+// `is_annotation`: per stat metadata, whether it is named "annotation".
+DeviceEventStats ReadDeviceEventStats(const XEventVisitor& event,
+                                      const std::vector<uint8_t>& is_annotation) {
   DeviceEventStats s;
   event.ForEachStat([&](const XStatVisitor& stat) {
     switch (stat.type()) {
@@ -76,7 +78,7 @@ DeviceEventStats ReadDeviceEventStats(const XEventVisitor& event) {
         s.memcpy_details = stat.StrOrRefValue();
         break;
       case StatType::kUnknown:
-        if (stat.name() == "annotation") s.annotation = stat.StrOrRefValue();
+        if (is_annotation[stat.metadata_index()]) s.annotation = stat.StrOrRefValue();
         break;
       default:
         break;
@@ -94,7 +96,29 @@ struct DeviceCopy {
   int64_t begin_ps;
   int64_t end_ps;
 };
-using MemcpyTypeMap = absl::flat_hash_map<int64_t, DeviceCopy>;
+// The copies by correlation id, with a bit filter that answers most
+// lookups of ids without a copy (millions of launches, a few copies)
+// without a hash lookup.
+class MemcpyTypeMap {
+ public:
+  void Set(int64_t correlation_id, const DeviceCopy& copy) {
+    copies_[correlation_id] = copy;
+    filter_[Bit(correlation_id) >> 6] |= uint64_t{1} << (Bit(correlation_id) & 63);
+  }
+  const DeviceCopy* Find(int64_t correlation_id) const {
+    if ((filter_[Bit(correlation_id) >> 6] >> (Bit(correlation_id) & 63) & 1) == 0) return nullptr;
+    auto it = copies_.find(correlation_id);
+    return it == copies_.end() ? nullptr : &it->second;
+  }
+
+ private:
+  static constexpr int kFilterBits = 16;
+  static size_t Bit(int64_t id) {
+    return static_cast<size_t>(static_cast<uint64_t>(id) & ((uint64_t{1} << kFilterBits) - 1));
+  }
+  absl::flat_hash_map<int64_t, DeviceCopy> copies_;
+  std::vector<uint64_t> filter_ = std::vector<uint64_t>((size_t{1} << kFilterBits) / 64, 0);
+};
 
 // Walks the events of a device plane's stream lines in time order (k-way
 // merge; ties in line order), as the plugin's ProcessUngroupedEvents does.
@@ -114,13 +138,9 @@ class DeviceEventMerger {
       cursors_.push_back({line, 0, end, line.event(0).begin_ps()});
     }
   }
-  // Calls fn(event, begin_ps) for every event, and ahead(event) a few events
-  // of its line earlier (to prefetch what fn will look up).
-  template <typename Fn, typename AheadFn>
-  void ForEach(Fn&& fn, AheadFn&& ahead) {
-    for (Cursor& c : cursors_) {
-      for (size_t i = 0; i < kAhead && i < c.end; ++i) ahead(c.line.event(i));
-    }
+  // Calls fn(event, begin_ps) for every event.
+  template <typename Fn>
+  void ForEach(Fn&& fn) {
     while (true) {
       Cursor* next = nullptr;
       for (Cursor& c : cursors_) {
@@ -129,7 +149,6 @@ class DeviceEventMerger {
         }
       }
       if (next == nullptr) return;
-      if (next->index + kAhead < next->end) ahead(next->line.event(next->index + kAhead));
       fn(next->line.event(next->index), next->begin_ps);
       if (++next->index < next->end) {
         next->begin_ps = next->line.event(next->index).begin_ps();
@@ -138,7 +157,6 @@ class DeviceEventMerger {
   }
 
  private:
-  static constexpr size_t kAhead = 16;
   struct Cursor {
     XLineVisitor line;
     size_t index;
@@ -154,10 +172,17 @@ void ProcessDevicePlane(const XPlaneVisitor& plane, size_t plane_index,
   // EventType from the name only, per event metadata (-1 = not computed).
   std::vector<int16_t> type_by_metadata(plane.num_event_metadata(), -1);
   int32_t last_group = -1;
+  CorrelationGroups::Cursor launch_cursor;
+  // Stat metadata named "annotation" (a stat of no known type).
+  std::vector<uint8_t> is_annotation(plane.raw().stat_metadata.size(), 0);
+  for (uint32_t i = 0; i < is_annotation.size(); ++i) {
+    is_annotation[i] =
+        plane.stat_type(i) == StatType::kUnknown && plane.stat_name(i) == "annotation";
+  }
   DeviceEventMerger(plane).ForEach([&](const XEventVisitor& event, int64_t begin_ps) {
     const int64_t duration_ps = event.duration_ps();
     const int64_t end_ps = begin_ps + duration_ps;
-    const DeviceEventStats s = ReadDeviceEventStats(event);
+    const DeviceEventStats s = ReadDeviceEventStats(event, is_annotation);
     int16_t& cached = type_by_metadata[event.metadata_index()];
     if (cached < 0) cached = ClassifyGpuEvent(event.name(), /*tensor_shapes=*/"");
     EventType type = static_cast<EventType>(cached);
@@ -168,14 +193,16 @@ void ProcessDevicePlane(const XPlaneVisitor& plane, size_t plane_index,
     const bool is_memcpy =
         type == kHostToDevice || type == kDeviceToHost || type == kDeviceToDevice;
     if (is_memcpy && s.has_correlation_id) {
-      (*memcpy_types)[s.correlation_id] = {type, begin_ps, end_ps};
+      memcpy_types->Set(s.correlation_id, {type, begin_ps, end_ps});
     }
 
     int32_t group = -1;
     if (groups->pregrouped) {
       if (s.has_group_id) group = GetOrAddPregroupedGroup(s.group_id, groups);
     } else {
-      if (s.has_correlation_id) group = groups->GroupOfCorrelationId(s.correlation_id);
+      if (s.has_correlation_id) {
+        group = groups->group_by_correlation_id.Find(s.correlation_id, &launch_cursor);
+      }
       if (group < 0) group = last_group;  // Ungrouped: the previous grouped event's group.
       last_group = group;
     }
@@ -185,13 +212,6 @@ void ProcessDevicePlane(const XPlaneVisitor& plane, size_t plane_index,
     steps->AddDeviceEvent(group, {begin_ps, end_ps, type});
     if (is_memcpy) {
       steps->AddMemoryTransfer(group, type, duration_ps, ParseNumBytes(s.memcpy_details));
-    }
-  }, [&](const XEventVisitor& ahead) {
-    // The correlation-id lookup misses the cache (millions of launches in
-    // random hash order): start it early.
-    if (groups->pregrouped) return;
-    if (std::optional<XStatVisitor> id = ahead.GetStat(StatType::kCorrelationId)) {
-      groups->group_by_correlation_id.prefetch(id->IntOrUintValue());
     }
   });
 }
@@ -262,13 +282,21 @@ class RootSpanIndex {
     std::sort(spans_.begin(), spans_.end(),
               [](const Span& a, const Span& b) { return a.begin_ps < b.begin_ps; });
   }
-  // Group whose root span contains `time_ps`, or -1.
-  int32_t Find(int64_t time_ps) const {
-    auto it = std::upper_bound(spans_.begin(), spans_.end(), time_ps,
-                               [](int64_t t, const Span& s) { return t < s.begin_ps; });
-    if (it == spans_.begin()) return -1;
-    --it;
-    return time_ps < it->end_ps ? it->group : -1;
+  // Where the last Find() ended: lookups at ascending times (the events of
+  // a line) take amortized constant time.
+  struct Cursor {
+    size_t upper = 0;  // Number of spans that begin at or before the last time.
+  };
+  // Group whose root span contains `time_ps`, or -1: the last span (by
+  // start) that begins at or before it, if it has not ended by then.
+  int32_t Find(int64_t time_ps, Cursor* cursor) const {
+    size_t upper = cursor->upper;  // Moved to upper_bound(time_ps) by begin_ps.
+    while (upper < spans_.size() && spans_[upper].begin_ps <= time_ps) ++upper;
+    while (upper > 0 && spans_[upper - 1].begin_ps > time_ps) --upper;
+    cursor->upper = upper;
+    if (upper == 0) return -1;
+    const Span& s = spans_[upper - 1];
+    return time_ps < s.end_ps ? s.group : -1;
   }
 
  private:
@@ -309,6 +337,7 @@ void ProcessHostPlane(const XPlaneVisitor& plane, const XSpaceStepGroups& groups
     if (IsDerivedLine(line.id(), line.name())) continue;
     const std::vector<int32_t>* line_groups =
         li < groups.host_event_group.size() ? &groups.host_event_group[li] : nullptr;
+    RootSpanIndex::Cursor root_cursor;
     for (size_t ei = 0; ei < line.num_events(); ++ei) {
       XEventVisitor event = line.event(ei);
       if (event.is_aggregate()) continue;
@@ -322,7 +351,13 @@ void ProcessHostPlane(const XPlaneVisitor& plane, const XSpaceStepGroups& groups
       const bool parent_in_stage = !stack.empty() && stack.back().in_input_stage;
       const bool is_stage = !s.ipl_stage_name.empty();
       if (!stack.empty()) stack.back().children_ps += end - begin;
-      OpenHostEvent open{begin, end, 0, parent_in_stage || is_stage, {}, {}};
+      // Built in place: a copy of a struct just written stalls on the
+      // partial stores (store forwarding fails).
+      OpenHostEvent& open = stack.emplace_back();
+      open.begin_ps = begin;
+      open.end_ps = end;
+      open.children_ps = 0;
+      open.in_input_stage = parent_in_stage || is_stage;
       if (is_stage) {
         open.input_op_name = s.ipl_stage_name;
         open.input_category = InputCategoryOfStage(s.ipl_stage_category);
@@ -330,11 +365,12 @@ void ProcessHostPlane(const XPlaneVisitor& plane, const XSpaceStepGroups& groups
         open.input_op_name = event.name();
         open.input_category = "Preprocessing";
       }
-      stack.push_back(open);
 
       if (!collect_spans || s.is_root || s.has_step_name || !kind.real_compute) continue;
       int32_t group = line_groups != nullptr && ei < line_groups->size() ? (*line_groups)[ei] : -1;
-      if (group < 0 && mode == StepWindowMode::kWithHost) group = root_spans.Find(begin);
+      if (group < 0 && mode == StepWindowMode::kWithHost) {
+        group = root_spans.Find(begin, &root_cursor);
+      }
       if (group < 0) continue;
       const StepGroup& g = groups.groups[group];
       if (!g.has_host_span) continue;
@@ -345,11 +381,11 @@ void ProcessHostPlane(const XPlaneVisitor& plane, const XSpaceStepGroups& groups
       if (type == kHostCompute || type == kHostWaitInput) {
         if (has_device && (s.has_correlation_id || kind.executor_process)) {
           type = kHostPrepare;
-          auto copy = s.has_correlation_id ? memcpy_types.find(s.correlation_id)
-                                           : memcpy_types.end();
-          if (copy != memcpy_types.end()) {
+          const DeviceCopy* copy =
+              s.has_correlation_id ? memcpy_types.Find(s.correlation_id) : nullptr;
+          if (copy != nullptr) {
             // [launch | copy | launch], each part clipped to the call.
-            const DeviceCopy& c = copy->second;
+            const DeviceCopy& c = *copy;
             const int64_t copy_begin = std::clamp(c.begin_ps, clipped_begin, clipped_end);
             const int64_t copy_end = std::clamp(c.end_ps, copy_begin, clipped_end);
             if (copy_begin > clipped_begin) {
@@ -465,10 +501,12 @@ absl::StatusOr<StepAnalysis> ConvertXSpaceToStepAnalysis(const xplane::XSpaceDat
     XPlaneVisitor plane(&space, gpu_planes[i], base_ns);
     ProcessDevicePlane(plane, i, &groups, &steps, &device_ops, &memcpy_types);
   }
+  groups.group_by_correlation_id = {};  // Done with: free before the host pass.
   InputOpMetricsBuilder input_ops;
   if (host) {
     ProcessHostPlane(*host, groups, mode, has_device, memcpy_types, &steps, &input_ops);
   }
+  groups.host_event_group = {};  // Only the groups themselves are read below.
 
   StepDbBuilder::Result built =
       steps.Build(groups.groups, mode, options.drop_incomplete_steps);

@@ -1,5 +1,8 @@
 #include "converters/views/event_type_span.h"
 
+#include <algorithm>
+#include <array>
+#include <random>
 #include <vector>
 
 #include "gmock/gmock.h"
@@ -157,6 +160,81 @@ TEST(OverlapResolverTest, HugeTimeRangesResolveLikeSmallOnes) {
   }
   EXPECT_EQ(huge_pieces.back().type, kHostCompute);
   EXPECT_EQ(huge_pieces.back().begin_ps, far);
+}
+
+// The resolution as first written: boundaries sorted as structs, the next
+// winner found by scanning down the open counts. OverlapResolver must give
+// the same pieces for any input.
+std::vector<EventTypeSpan> ReferencePieces(const std::vector<EventTypeSpan>& spans) {
+  struct B {
+    int64_t time_ps;
+    int order;
+    EventType type;
+    bool is_start;
+  };
+  std::vector<B> b;
+  for (const EventTypeSpan& s : spans) {
+    const int end_order = kNumEventTypeSlots - 1 - s.type;
+    b.push_back({s.begin_ps, kNumEventTypeSlots + end_order, s.type, true});
+    b.push_back({s.end_ps, end_order, s.type, false});
+  }
+  std::sort(b.begin(), b.end(), [](const B& x, const B& y) {
+    return x.time_ps < y.time_ps || (x.time_ps == y.time_ps && x.order < y.order);
+  });
+  std::vector<EventTypeSpan> pieces;
+  std::array<int32_t, kNumEventTypeSlots> open{};
+  int current = kUnknownTime;
+  for (size_t i = 0; i + 1 < b.size(); ++i) {
+    if (b[i].is_start) {
+      ++open[b[i].type];
+      if (b[i].type > current) current = b[i].type;
+    } else {
+      --open[b[i].type];
+      if (b[i].type == current && open[b[i].type] == 0) {
+        current = kUnknownTime;
+        for (int t = b[i].type - 1; t >= 0; --t) {
+          if (open[t] > 0) {
+            current = t;
+            break;
+          }
+        }
+      }
+    }
+    pieces.push_back({b[i].time_ps, b[i + 1].time_ps, static_cast<EventType>(current)});
+  }
+  return pieces;
+}
+
+// Random spans on time grids of 1 ps, 1 ns and 1 us (the packed sort scales
+// by the grid), with zero-length spans, equal times, negative times and all
+// event types, below and above the size where the radix sort starts.
+TEST(OverlapResolverTest, MatchesReferenceOnRandomSpans) {
+  const EventType kTypes[] = {kUnknownTime,      kHostCompute,      kHostWaitInput,
+                              kHostPrepare,      kHostToDevice,     kDeviceCollectives,
+                              kDeviceToHost,     kDeviceCompute32,  kDeviceCompute16,
+                              kDeviceWaitHost,   kHostToHost,       kDeviceToDevice};
+  std::mt19937_64 rng(7);
+  OverlapResolver resolver;
+  for (int64_t grid : {int64_t{1}, int64_t{1000}, int64_t{1000000}, int64_t{3000}}) {
+    for (int64_t offset : {int64_t{0}, int64_t{-5000000000}, int64_t{123}, int64_t{1} << 40}) {
+      for (size_t n : {1u, 7u, 200u, 300u, 5000u}) {
+        for (int64_t range : {int64_t{50}, int64_t{100000}, int64_t{1} << 30}) {
+          SCOPED_TRACE(testing::Message() << "grid=" << grid << " offset=" << offset
+                                          << " n=" << n << " range=" << range);
+          std::vector<EventTypeSpan> spans(n);
+          for (EventTypeSpan& s : spans) {
+            const int64_t begin = static_cast<int64_t>(rng() % range);
+            const int64_t length =
+                rng() % 4 == 0 ? 0 : static_cast<int64_t>(rng() % (range / 8 + 1));
+            s.begin_ps = offset + begin * grid;
+            s.end_ps = offset + (begin + length) * grid;
+            s.type = kTypes[rng() % (sizeof(kTypes) / sizeof(kTypes[0]))];
+          }
+          ASSERT_EQ(resolver.ToNonOverlapped(spans), ReferencePieces(spans));
+        }
+      }
+    }
+  }
 }
 
 TEST(OverlapResolverTest, EmptyInputGivesNothing) {

@@ -1,6 +1,7 @@
 #include "converters/views/xspace_to_memory_profile.h"
 
 #include <algorithm>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -331,6 +332,63 @@ TEST(XSpaceToMemoryProfileTest, ActiveAllocationsAtPeakMergeIdenticalRows) {
   EXPECT_THAT(ops, ElementsAre("matmul", "conv", "tmp"));
   EXPECT_THAT(counts, ElementsAre(1, 2, 1));
   EXPECT_EQ(gpu.memory_profile_snapshots_size(), 3);
+}
+
+// Snapshots come out in time order, ties in plane order (line by line, each
+// line's events in order), whichever way the sort goes: one line in order
+// (no sort), a few lines in order each (merged), many lines or lines out of
+// order (radix sort of packed keys), and times too far apart to pack
+// (radix sort of pairs); times in whole ns or not.
+TEST(XSpaceToMemoryProfileTest, SnapshotsInTimeOrderTiesInPlaneOrder) {
+  struct Case {
+    int lines;
+    bool sorted_lines;
+    int64_t time_range;
+    int64_t time_unit;
+  };
+  const Case cases[] = {{1, true, 50, 1000},       {3, true, 50, 1000},
+                        {12, true, 50, 1000},      {2, false, 50, 1000},
+                        {12, false, 1 << 20, 1},   {5, false, int64_t{1} << 52, 1000},
+                        {9, false, int64_t{1} << 61, 7}};
+  for (const Case& c : cases) {
+    SCOPED_TRACE(::testing::Message() << "lines=" << c.lines << " sorted=" << c.sorted_lines
+                                      << " range=" << c.time_range);
+    std::mt19937_64 rng(11);
+    xplane::XSpaceData space;
+    xplane::XSpaceBuilder builder(&space);
+    struct Expected {
+      int64_t time_ps;
+      uint64_t address;
+    };
+    std::vector<Expected> expected;
+    uint64_t next_address = 1;  // Plane order.
+    const int per_line = 900 / c.lines;
+    for (int l = 0; l < c.lines; ++l) {
+      HostMemory host(&builder, /*line_id=*/100 + l);
+      std::vector<int64_t> times(per_line);
+      for (int64_t& t : times) t = static_cast<int64_t>(rng() % c.time_range) * c.time_unit;
+      if (c.sorted_lines) std::sort(times.begin(), times.end());
+      for (int64_t t : times) {
+        MemEvent e;
+        e.time_ps = t;
+        e.heap_bytes = 10;
+        e.bytes = 1;
+        e.address = next_address++;
+        host.Add(e);
+        expected.push_back({t, e.address});
+      }
+    }
+    std::stable_sort(expected.begin(), expected.end(),
+                     [](const Expected& a, const Expected& b) { return a.time_ps < b.time_ps; });
+    MemoryProfile profile = Convert(&builder, &space);
+    const PerAllocatorMemoryProfile& p = profile.memory_profile_per_allocator().at("GPU_0_bfc");
+    ASSERT_EQ(p.sampled_timeline_snapshots_size(), static_cast<int>(expected.size()));
+    for (size_t i = 0; i < expected.size(); ++i) {
+      const MemoryProfileSnapshot& snapshot = p.sampled_timeline_snapshots(static_cast<int>(i));
+      ASSERT_EQ(snapshot.time_offset_ps(), expected[i].time_ps) << i;
+      ASSERT_EQ(snapshot.activity_metadata().address(), expected[i].address) << i;
+    }
+  }
 }
 
 TEST(XSpaceToMemoryProfileTest, JsonUsesCamelCaseStringInt64AndDefaults) {

@@ -107,7 +107,7 @@ enum class Role : uint8_t {
 };
 
 std::vector<Role> StatRoles(const xplane::XPlaneVisitor& plane) {
-  std::vector<Role> roles(plane.raw().stat_metadata.size(), Role::kNone);
+  std::vector<Role> roles(plane.num_stat_metadata(), Role::kNone);
   for (size_t m = 0; m < roles.size(); ++m) {
     switch (plane.stat_type(static_cast<uint32_t>(m))) {
       case StatType::kCorrelationId:

@@ -38,7 +38,7 @@ struct HostEventStats {
 // of it. Most stats of a host event (shapes, call stacks, ...) are not read:
 // a well-predicted test skips them without a jump through the switch.
 std::vector<uint8_t> ReadStatMetadata(const XPlaneVisitor& plane) {
-  std::vector<uint8_t> read(plane.raw().stat_metadata.size(), 0);
+  std::vector<uint8_t> read(plane.num_stat_metadata(), 0);
   for (uint32_t i = 0; i < read.size(); ++i) {
     switch (plane.stat_type(i)) {
       case StatType::kIsRoot:

@@ -174,7 +174,7 @@ void ProcessDevicePlane(const XPlaneVisitor& plane, size_t plane_index,
   int32_t last_group = -1;
   CorrelationGroups::Cursor launch_cursor;
   // Stat metadata named "annotation" (a stat of no known type).
-  std::vector<uint8_t> is_annotation(plane.raw().stat_metadata.size(), 0);
+  std::vector<uint8_t> is_annotation(plane.num_stat_metadata(), 0);
   for (uint32_t i = 0; i < is_annotation.size(); ++i) {
     is_annotation[i] =
         plane.stat_type(i) == StatType::kUnknown && plane.stat_name(i) == "annotation";

@@ -186,7 +186,7 @@ class PlaneStrings {
   explicit PlaneStrings(const xplane::XPlaneVisitor& plane)
       : event_heads_(plane.num_event_metadata()),
         has_long_name_(plane.num_event_metadata()),
-        stat_keys_(plane.raw().stat_metadata.size()) {}
+        stat_keys_(plane.num_stat_metadata()) {}
 
   // `"name":<display name or name>,"args":{` for the event's metadata, with
   // `"long_name":<name>` opening the args when the event shows a display

@@ -81,6 +81,12 @@ class XEventVisitor {
   // Visits the event's own stats, then its metadata's stats.
   template <typename Fn>
   void ForEachStat(Fn&& fn) const;
+  // Visits the event's own stats only (not its metadata's).
+  template <typename Fn>
+  void ForEachOwnStat(Fn&& fn) const {
+    const Stat* begin = line_->stats.data() + event_->stats_begin;
+    for (uint32_t i = 0; i < event_->stats_count; ++i) fn(XStatVisitor(plane_, begin + i));
+  }
   // First stat of `type` (event's own first, then its metadata's).
   std::optional<XStatVisitor> GetStat(StatType type) const;
   std::optional<XStatVisitor> GetStatByName(absl::string_view name) const;
@@ -139,6 +145,7 @@ class XPlaneVisitor {
 
   // Metadata lookups by index.
   size_t num_event_metadata() const { return plane_->event_metadata.size(); }
+  size_t num_stat_metadata() const { return plane_->stat_metadata.size(); }
   absl::string_view event_name(uint32_t metadata_index) const {
     return space_->strings.Get(plane_->event_metadata[metadata_index].name);
   }

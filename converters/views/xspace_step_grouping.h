@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "converters/views/correlation_groups.h"
 #include "src/xplane/xspace_data.h"
 #include "src/xplane/xspace_visitor.h"
 
@@ -43,42 +44,6 @@ struct StepGroup {
   bool has_host_span = false;
   int64_t host_begin_ps = 0;
   int64_t host_end_ps = 0;
-};
-
-// The group of each launch's correlation id, as ids sorted with their
-// groups: 12 bytes a launch instead of a hash table's random accesses.
-// Device events come in time order, in which their correlation ids nearly
-// ascend, so a lookup searches outward from where the previous one ended.
-class CorrelationGroups {
- public:
-  // Where the previous Find() ended; one per walk over device events.
-  struct Cursor {
-    size_t position = 0;
-  };
-
-  // Adds a launch; when several launches share an id, the last added wins.
-  void Add(int64_t correlation_id, int32_t group) { pending_.push_back({correlation_id, group}); }
-  // Sets the group of the launch added `index`-th (before Finish()).
-  void SetGroup(size_t index, int32_t group) { pending_[index].group = group; }
-  // Sorts what was added. Call once, after the last Add().
-  void Finish();
-
-  bool Contains(int64_t correlation_id) const;
-  // Group of the launch with this correlation id, or -1 (also for a launch
-  // without a group).
-  int32_t Find(int64_t correlation_id, Cursor* cursor) const;
-
- private:
-  struct Launch {
-    int64_t correlation_id;
-    int32_t group;
-  };
-  // Index of the first id >= correlation_id, searched from `hint` outward.
-  size_t LowerBound(int64_t correlation_id, size_t hint) const;
-
-  std::vector<Launch> pending_;  // Until Finish().
-  std::vector<int64_t> ids_;     // Ascending, unique.
-  std::vector<int32_t> groups_;  // groups_[i]: the group of ids_[i].
 };
 
 struct XSpaceStepGroups {

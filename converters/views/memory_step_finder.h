@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "converters/views/memory_event_stats.h"
+#include "src/base/sorted_cursor.h"
 
 namespace tbprof::views::memory_profile {
 
@@ -34,9 +35,8 @@ class StepFinder {
   };
 
   int64_t StepAt(int64_t time_ps, Cursor* cursor) const {
-    size_t upper = cursor->upper;  // Moved to upper_bound(time_ps) by begin_ps.
-    while (upper < roots_.size() && roots_[upper].begin_ps <= time_ps) ++upper;
-    while (upper > 0 && roots_[upper - 1].begin_ps > time_ps) --upper;
+    const size_t upper = UpperBoundFrom(roots_, time_ps, cursor->upper,
+                                        [](const StepRoot& r) { return r.begin_ps; });
     cursor->upper = upper;
     for (size_t i = upper; i > 0; --i) {
       if (max_end_[i - 1] <= time_ps) break;  // No earlier root reaches time_ps.

@@ -13,6 +13,7 @@
 #include "converters/views/event_type_span.h"
 #include "converters/views/step_db_builder.h"
 #include "converters/views/xspace_step_grouping.h"
+#include "src/base/sorted_cursor.h"
 #include "src/xplane/xspace_schema.h"
 #include "src/xplane/xspace_visitor.h"
 
@@ -290,9 +291,8 @@ class RootSpanIndex {
   // Group whose root span contains `time_ps`, or -1: the last span (by
   // start) that begins at or before it, if it has not ended by then.
   int32_t Find(int64_t time_ps, Cursor* cursor) const {
-    size_t upper = cursor->upper;  // Moved to upper_bound(time_ps) by begin_ps.
-    while (upper < spans_.size() && spans_[upper].begin_ps <= time_ps) ++upper;
-    while (upper > 0 && spans_[upper - 1].begin_ps > time_ps) --upper;
+    const size_t upper = UpperBoundFrom(spans_, time_ps, cursor->upper,
+                                        [](const Span& s) { return s.begin_ps; });
     cursor->upper = upper;
     if (upper == 0) return -1;
     const Span& s = spans_[upper - 1];

@@ -5,7 +5,7 @@
 // with XSpace::ParseFromArray needed about 9x the file in memory and could
 // not open files over 2 GB at all. This reader decodes tags, varints and
 // length-delimited fields itself over one contiguous buffer and appends to
-// the compact model directly (events 32 B, stats 12 B, strings interned).
+// the compact model directly (events 32 B, stats 8 B, strings interned).
 //
 // The result is exactly what ParseFromArray + ConvertXSpaceProtoToData gives
 // (same vectors, same metadata indices, same string ids; tested on real
@@ -36,7 +36,7 @@
 // one thread. The first error in file order is reported, with the same
 // message; a malformed input outside the lines is re-read by one thread.
 //
-// Memory: the model itself (events and stats are about 1.6x the file for a
+// Memory: the model itself (events and stats are about 1.3x the file for a
 // stat-dense trace such as a converted Kineto trace), plus at most ~8 MB of
 // the file per thread, whose pages are given back as parsing passes them.
 #ifndef TBPROF_SRC_XPLANE_XSPACE_WIRE_READER_H_

@@ -349,7 +349,7 @@ TEST(XSpaceToMemoryProfileTest, SnapshotsInTimeOrderTiesInPlaneOrder) {
   const Case cases[] = {{1, true, 50, 1000},       {3, true, 50, 1000},
                         {12, true, 50, 1000},      {2, false, 50, 1000},
                         {12, false, 1 << 20, 1},   {5, false, int64_t{1} << 52, 1000},
-                        {9, false, int64_t{1} << 61, 7}};
+                        {9, false, int64_t{1} << 60, 7}};  // 7 * 2^60 < 2^63.
   for (const Case& c : cases) {
     SCOPED_TRACE(::testing::Message() << "lines=" << c.lines << " sorted=" << c.sorted_lines
                                       << " range=" << c.time_range);

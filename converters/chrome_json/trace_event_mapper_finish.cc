@@ -200,7 +200,7 @@ void TraceEventMapper::LinkThreadsToSteps() {
   std::sort(step_roots_.begin(), step_roots_.end(),
             [](const StepRoot& a, const StepRoot& b) { return a.begin_ns < b.begin_ns; });
   // Which events get which context, found first so that every line grows
-  // once: a stat added to an older event moves its stats to the line's end.
+  // once.
   struct Link {
     uint32_t thread;
     uint32_t event_index;
@@ -233,26 +233,20 @@ void TraceEventMapper::LinkThreadsToSteps() {
       consumers.push_back({t, index, static_cast<int64_t>(it - step_roots_.begin()) + 1});
     }
   }
-  std::vector<size_t> extra_stats(threads_.size(), 0);
-  auto count = [&](uint32_t thread, uint32_t event_index) {
-    extra_stats[thread] += threads_[thread].raw_line->events[event_index].stats_count + 2;
-  };
-  for (const StepRoot& root : step_roots_) count(root.thread, root.event_index);
-  for (const Link& link : consumers) count(link.thread, link.event_index);
-  for (uint32_t t = 0; t < threads_.size(); ++t) {
-    if (extra_stats[t] > 0) threads_[t].line->ReserveMore(0, extra_stats[t]);
-  }
+  // Per line, in one pass over its stats (adding to old events one by one
+  // would move the stats of every later event each time). The roots' stats
+  // come first, as AddInt64 calls in this order would add them.
+  std::vector<std::vector<xplane::EventInt64Stat>> adds(threads_.size());
   for (size_t i = 0; i < step_roots_.size(); ++i) {
     const StepRoot& root = step_roots_[i];
-    xplane::XEventBuilder ev(plane, threads_[root.thread].raw_line, root.event_index);
-    ev.AddInt64(s_pt, kGenericContext);
-    ev.AddInt64(s_p, static_cast<int64_t>(i) + 1);
+    adds[root.thread].push_back({root.event_index, s_pt, kGenericContext});
+    adds[root.thread].push_back({root.event_index, s_p, static_cast<int64_t>(i) + 1});
   }
   for (const Link& link : consumers) {
-    xplane::XEventBuilder ev(plane, threads_[link.thread].raw_line, link.event_index);
-    ev.AddInt64(s_ct, kGenericContext);
-    ev.AddInt64(s_c, link.step);
+    adds[link.thread].push_back({link.event_index, s_ct, kGenericContext});
+    adds[link.thread].push_back({link.event_index, s_c, link.step});
   }
+  for (uint32_t t = 0; t < threads_.size(); ++t) threads_[t].line->AddInt64Stats(adds[t]);
 }
 
 absl::StatusOr<ChromeJsonSummary> TraceEventMapper::Finish(const json::TraceJsonReadResult& read) {

@@ -11,28 +11,26 @@ namespace tbprof::xplane {
 // ---- XEventBuilder ---------------------------------------------------------
 
 Stat* XEventBuilder::AppendStat(uint32_t stat_metadata_index, StatKind kind) {
-  Event& event = line_->events[event_index_];
+  std::vector<Event>& events = line_->events;
   std::vector<Stat>& stats = line_->stats;
-  if (event.stats_count == std::numeric_limits<uint16_t>::max()) return nullptr;
-  if (event.stats_count == 0) {
-    event.stats_begin = static_cast<uint32_t>(stats.size());
-  } else if (event.stats_begin + event.stats_count != stats.size()) {
-    // Stats of an older event: move them to the end so they stay contiguous.
-    uint32_t new_begin = static_cast<uint32_t>(stats.size());
-    for (uint32_t i = 0; i < event.stats_count; ++i) stats.push_back(stats[event.stats_begin + i]);
-    event.stats_begin = new_begin;
-  }
+  const uint32_t begin = events[event_index_].stats_begin;
+  const uint32_t end = line_->stats_end(event_index_);
   // Replace an existing stat of the same metadata (one value per stat).
-  for (uint32_t i = 0; i < event.stats_count; ++i) {
-    Stat& s = stats[event.stats_begin + i];
-    if (s.metadata_index() == stat_metadata_index) {
-      s.set_kind(kind);
-      return &s;
+  for (uint32_t i = begin; i < end; ++i) {
+    if (stats[i].metadata_index() == stat_metadata_index) {
+      stats[i].set_kind(kind);
+      return &stats[i];
     }
   }
-  stats.push_back(Stat(stat_metadata_index, kind));
-  ++event.stats_count;
-  return &stats.back();
+  if (event_index_ + 1 == events.size()) {
+    stats.push_back(Stat(stat_metadata_index, kind));
+    return &stats.back();
+  }
+  // An older event: insert at the end of its stats, after which the later
+  // events' stats begin one further on.
+  stats.insert(stats.begin() + end, Stat(stat_metadata_index, kind));
+  for (size_t j = event_index_ + 1; j < events.size(); ++j) ++events[j].stats_begin;
+  return &stats[end];
 }
 
 void XEventBuilder::AddInt64(uint32_t stat_metadata_index, int64_t value) {
@@ -82,11 +80,9 @@ XEventBuilder XLineBuilder::AddEvent(uint32_t event_metadata_index, int64_t offs
   Event event;
   event.offset_ps = offset_ps;
   event.duration_ps = duration_ps;
-  event.metadata_index = event_metadata_index;
+  event.set_metadata_index(event_metadata_index);
   event.stats_begin = static_cast<uint32_t>(line_->stats.size());
-  event.stats_count = 0;
-  event.is_aggregate = false;
-  event.has_data = true;
+  event.set_has_data(true);
   line_->events.push_back(event);
   return XEventBuilder(plane_, line_, line_->events.size() - 1);
 }
@@ -94,8 +90,84 @@ XEventBuilder XLineBuilder::AddEvent(uint32_t event_metadata_index, int64_t offs
 XEventBuilder XLineBuilder::AddAggregatedEvent(uint32_t event_metadata_index,
                                                int64_t num_occurrences, int64_t duration_ps) {
   XEventBuilder builder = AddEvent(event_metadata_index, num_occurrences, duration_ps);
-  line_->events.back().is_aggregate = true;
+  line_->events.back().set_is_aggregate(true);
   return builder;
+}
+
+void XLineBuilder::AddInt64Stats(const std::vector<EventInt64Stat>& adds) {
+  if (adds.empty()) return;
+  std::vector<Event>& events = line_->events;
+  std::vector<Stat>& stats = line_->stats;
+  // The stats, valued in call order (so wide values are appended as the
+  // AddInt64 calls would append them), then grouped by event.
+  struct Item {
+    uint32_t event_index;
+    Stat stat;
+  };
+  std::vector<Item> items;
+  items.reserve(adds.size());
+  for (const EventInt64Stat& add : adds) {
+    Item item{add.event_index, Stat(add.stat_metadata_index, StatKind::kInt64)};
+    item.stat.set_int64_value(add.value, &plane_->plane()->wide_values);
+    items.push_back(item);
+  }
+  std::stable_sort(items.begin(), items.end(), [](const Item& a, const Item& b) {
+    return a.event_index < b.event_index;
+  });
+  // Each touched event's final stats, in event order: `merged`, event
+  // touched[t] owning [merged_begin[t], merged_begin[t + 1]).
+  std::vector<uint32_t> touched;
+  std::vector<size_t> merged_begin;
+  std::vector<Stat> merged;
+  for (size_t a = 0; a < items.size();) {
+    const uint32_t e = items[a].event_index;
+    touched.push_back(e);
+    merged_begin.push_back(merged.size());
+    const size_t first = merged.size();
+    const absl::Span<const Stat> own = line_->event_stats(e);
+    merged.insert(merged.end(), own.begin(), own.end());
+    for (; a < items.size() && items[a].event_index == e; ++a) {
+      const Stat& add = items[a].stat;
+      auto same = std::find_if(merged.begin() + first, merged.end(), [&](const Stat& s) {
+        return s.metadata_index() == add.metadata_index();
+      });
+      if (same != merged.end()) {
+        *same = add;  // Replaces (one value per stat).
+      } else {
+        merged.push_back(add);
+      }
+    }
+  }
+  merged_begin.push_back(merged.size());
+  size_t added = 0;
+  for (size_t t = 0; t < touched.size(); ++t) {
+    added += merged_begin[t + 1] - merged_begin[t] - line_->stats_count(touched[t]);
+  }
+  // Grow once, to the exact size, then move everything into place from the
+  // back: each stat moves at most once, and never onto one not yet moved.
+  const size_t old_size = stats.size();
+  if (stats.capacity() < old_size + added) stats.reserve(old_size + added);
+  stats.resize(old_size + added);
+  size_t src_end = old_size;          // Old stats [0, src_end) are not yet moved.
+  size_t dst_end = old_size + added;  // New positions [dst_end, end) are final.
+  size_t next = events.size();        // Events [next, size) have their final stats_begin.
+  for (size_t t = touched.size(); t-- > 0;) {
+    const uint32_t e = touched[t];
+    // The untouched events between e and `next` shift as a block.
+    const size_t old_end = e + 1 < next ? events[e + 1].stats_begin : src_end;
+    const size_t shift = dst_end - src_end;
+    std::move_backward(stats.begin() + old_end, stats.begin() + src_end, stats.begin() + dst_end);
+    for (size_t j = e + 1; j < next; ++j) events[j].stats_begin += static_cast<uint32_t>(shift);
+    const size_t old_begin = events[e].stats_begin;
+    const size_t count = merged_begin[t + 1] - merged_begin[t];
+    const size_t new_begin = old_end + shift - count;
+    std::copy(merged.begin() + merged_begin[t], merged.begin() + merged_begin[t + 1],
+              stats.begin() + new_begin);
+    events[e].stats_begin = static_cast<uint32_t>(new_begin);
+    src_end = old_begin;
+    dst_end = new_begin;
+    next = e;
+  }
 }
 
 // ---- XPlaneBuilder ---------------------------------------------------------
@@ -242,7 +314,7 @@ std::pair<int, int64_t> PlaneRank(absl::string_view name) {
 class OverlapFilter {
  public:
   bool Keep(const Event& e) {
-    if (e.is_aggregate) return true;
+    if (e.is_aggregate()) return true;
     while (!open_ends_.empty() && open_ends_.back() <= e.offset_ps) open_ends_.pop_back();
     int64_t end = e.offset_ps + e.duration_ps;
     if (!open_ends_.empty() && end > open_ends_.back()) return false;
@@ -269,13 +341,14 @@ int64_t MoveOverlapsOut(Line& line, Line& overflow) {
   std::vector<Event> kept;
   std::vector<Stat> kept_stats;
   kept.reserve(line.events.size());
-  for (const Event& e : line.events) {
+  for (size_t i = 0; i < line.events.size(); ++i) {
+    const Event& e = line.events[i];
     bool keep = filter.Keep(e);
     std::vector<Stat>& stats = keep ? kept_stats : overflow.stats;
     Event copy = e;
-    copy.stats_begin = static_cast<uint32_t>(stats.size());
-    stats.insert(stats.end(), line.stats.begin() + e.stats_begin,
-                 line.stats.begin() + e.stats_begin + e.stats_count);
+    copy.stats_begin = static_cast<uint32_t>(stats.size());  // Both keep event order.
+    const absl::Span<const Stat> own = line.event_stats(i);
+    stats.insert(stats.end(), own.begin(), own.end());
     if (keep) {
       kept.push_back(copy);
     } else {
@@ -286,6 +359,37 @@ int64_t MoveOverlapsOut(Line& line, Line& overflow) {
   line.events = std::move(kept);
   line.stats = std::move(kept_stats);
   return moved;
+}
+
+// Sorts the events of `line` stably by `order`, their stats with them (the
+// stats are rebuilt in the new event order: Line's invariant). The stats and
+// then the events are rebuilt, so that only one of them is held twice.
+template <typename Order>
+void SortEvents(Line& line, const Order& order) {
+  const std::vector<Event>& events = line.events;
+  std::vector<uint32_t> perm(events.size());
+  std::iota(perm.begin(), perm.end(), 0);
+  std::stable_sort(perm.begin(), perm.end(),
+                   [&](uint32_t a, uint32_t b) { return order(events[a], events[b]); });
+  {
+    std::vector<Stat> sorted_stats;
+    sorted_stats.reserve(line.stats.size());
+    for (uint32_t i : perm) {
+      const absl::Span<const Stat> own = line.event_stats(i);
+      sorted_stats.insert(sorted_stats.end(), own.begin(), own.end());
+    }
+    line.stats = std::move(sorted_stats);  // Same size: the old ranges still hold.
+  }
+  std::vector<Event> sorted;
+  sorted.reserve(events.size());
+  uint32_t begin = 0;
+  for (uint32_t i : perm) {
+    Event e = events[i];
+    e.stats_begin = begin;
+    begin += line.stats_count(i);
+    sorted.push_back(e);
+  }
+  line.events = std::move(sorted);
 }
 
 // First line id from which overflow lines are numbered: below the plugin's
@@ -323,8 +427,8 @@ FinalizeStats XSpaceBuilder::Finalize(const FinalizeOptions& options) {
   // Sort lines and events.
   auto event_order = [](const Event& a, const Event& b) {
     // Aggregated events carry a count, not a time: keep them last.
-    if (a.is_aggregate != b.is_aggregate) return b.is_aggregate;
-    if (a.is_aggregate) return false;
+    if (a.is_aggregate() != b.is_aggregate()) return b.is_aggregate();
+    if (a.is_aggregate()) return false;
     if (a.offset_ps != b.offset_ps) return a.offset_ps < b.offset_ps;
     return a.duration_ps > b.duration_ps;
   };
@@ -338,10 +442,10 @@ FinalizeStats XSpaceBuilder::Finalize(const FinalizeOptions& options) {
     // Overflow lines are appended and then checked in turn, so events that
     // overlap on an overflow line move on to another one.
     for (size_t i = 0; i < plane.lines.size(); ++i) {
-      std::vector<Event>& events = plane.lines[i].events;
-      // Most lines arrive in time order; stable_sort would still copy them.
-      if (!std::is_sorted(events.begin(), events.end(), event_order)) {
-        std::stable_sort(events.begin(), events.end(), event_order);
+      // Most lines arrive in time order; sorting would still copy them.
+      if (!std::is_sorted(plane.lines[i].events.begin(), plane.lines[i].events.end(),
+                          event_order)) {
+        SortEvents(plane.lines[i], event_order);
       }
       if (!options.enforce_nesting) continue;
       Line overflow;
@@ -375,7 +479,7 @@ FinalizeStats XSpaceBuilder::Finalize(const FinalizeOptions& options) {
     for (const Line& line : plane.lines) {
       __int128 line_base_ps = static_cast<__int128>(line.timestamp_ns - ref_ns) * 1000;
       for (const Event& e : line.events) {
-        if (e.is_aggregate) continue;
+        if (e.is_aggregate()) continue;
         __int128 begin = line_base_ps + e.offset_ps;
         __int128 end = begin + e.duration_ps;
         if (!any_event) {
@@ -399,7 +503,7 @@ FinalizeStats XSpaceBuilder::Finalize(const FinalizeOptions& options) {
       __int128 shift = static_cast<__int128>(line.timestamp_ns - ref_ns) * 1000 - start_ps;
       int64_t line_end = 0;
       for (Event& e : line.events) {
-        if (e.is_aggregate) continue;
+        if (e.is_aggregate()) continue;
         e.offset_ps = ClampToInt64(shift + e.offset_ps);
         line_end = std::max(line_end, e.offset_ps + e.duration_ps);
       }

@@ -30,9 +30,12 @@ namespace tbprof::xplane {
 
 class XPlaneBuilder;
 
-// Appends stats to one event (the most recent, or any: stats of an older
-// event are moved to the end of the line's stat storage so they stay
-// contiguous). Valid until the line gets its next event or is finalized.
+// Adds stats to one event; a stat replaces the event's stat of the same
+// metadata (one value per stat). Any event of the line may get stats: the
+// most recent one's are appended (cheap), an older one's are inserted after
+// its last stat, which moves the stats of all later events of the line (use
+// XLineBuilder::AddInt64Stats to add to many older events). Valid until the
+// line is finalized.
 class XEventBuilder {
  public:
   XEventBuilder(XPlaneBuilder* plane, Line* line, size_t event_index)
@@ -63,6 +66,14 @@ class XEventBuilder {
   size_t event_index_;
 };
 
+// One stat for XLineBuilder::AddInt64Stats: int64 `value` for stat metadata
+// `stat_metadata_index` on event `event_index` of the line.
+struct EventInt64Stat {
+  uint32_t event_index;
+  uint32_t stat_metadata_index;
+  int64_t value;
+};
+
 class XLineBuilder {
  public:
   XLineBuilder(XPlaneBuilder* plane, Line* line) : plane_(plane), line_(line) {}
@@ -89,6 +100,15 @@ class XLineBuilder {
   // Adds an aggregated event (XEvent.num_occurrences instead of offset).
   XEventBuilder AddAggregatedEvent(uint32_t event_metadata_index, int64_t num_occurrences,
                                    int64_t duration_ps);
+
+  // Adds int64 stats to any events of this line (event_index <
+  // num_events()), with the result of calling
+  // XEventBuilder(..., add.event_index).AddInt64(add.stat_metadata_index,
+  // add.value) for each of `adds` in order: same stats in the same order per
+  // event, a later value replacing an earlier one of the same metadata, wide
+  // values appended alike. But in one pass over the line's stats (and a sort
+  // of `adds`), however many older events get stats, growing them once.
+  void AddInt64Stats(const std::vector<EventInt64Stat>& adds);
 
  private:
   XPlaneBuilder* plane_;

@@ -2,7 +2,7 @@
 //
 // A protobuf XSpace costs about as much memory as the Chrome JSON it came
 // from (hundreds of bytes per event), which rules out multi-GB traces on a
-// 24 GB machine. XSpaceData holds the same information with events of 32
+// 24 GB machine. XSpaceData holds the same information with events of 24
 // bytes, stats of 8 bytes and every string interned once. It converts
 // losslessly to and from tensorflow.profiler.XSpace (xspace_io.h) and is
 // serialized to the XSpace wire format without building protobuf messages.
@@ -24,6 +24,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/string_view.h"
+#include "absl/types/span.h"
 
 namespace tbprof::xplane {
 
@@ -191,16 +192,40 @@ class Stat {
 static_assert(sizeof(Stat) == 8, "Stat must stay compact");
 static_assert(static_cast<int>(StatKind::kCompressedStr) < 8, "StatKind must fit in 3 bits");
 
-struct Event {
-  int64_t offset_ps;        // Or num_occurrences when is_aggregate.
-  int64_t duration_ps;
-  uint32_t metadata_index;  // Index into Plane::event_metadata.
-  uint32_t stats_begin;     // Range in Line::stats.
-  uint16_t stats_count;
-  bool is_aggregate;        // XEvent.data holds num_occurrences.
-  bool has_data;            // XEvent.data oneof is set at all.
+// One XEvent in 24 bytes (a file holds tens of millions): its times, its
+// metadata index and data flags in one word, and where its stats begin in
+// Line::stats. How many stats it has is not stored: see Line.
+//
+// The metadata index and the flags share one word, so a plane holds at most
+// kMaxEventMetadata event metadata (the wire reader rejects files with more;
+// builders cannot get near it: each needs its own name).
+class Event {
+ public:
+  static constexpr uint32_t kMaxEventMetadata = (uint32_t{1} << 30) - 1;
+
+  int64_t offset_ps = 0;     // Or num_occurrences when is_aggregate().
+  int64_t duration_ps = 0;
+  uint32_t stats_begin = 0;  // Where the event's stats begin in Line::stats.
+
+  uint32_t metadata_index() const { return bits_ & kIndexMask; }  // Into Plane::event_metadata.
+  // XEvent.data holds num_occurrences (offset_ps holds it).
+  bool is_aggregate() const { return (bits_ & kAggregateBit) != 0; }
+  // The XEvent.data oneof is set at all.
+  bool has_data() const { return (bits_ & kHasDataBit) != 0; }
+
+  // `index` <= kMaxEventMetadata (higher bits are dropped).
+  void set_metadata_index(uint32_t index) { bits_ = (bits_ & ~kIndexMask) | (index & kIndexMask); }
+  void set_is_aggregate(bool v) { bits_ = v ? bits_ | kAggregateBit : bits_ & ~kAggregateBit; }
+  void set_has_data(bool v) { bits_ = v ? bits_ | kHasDataBit : bits_ & ~kHasDataBit; }
+
+ private:
+  static constexpr uint32_t kAggregateBit = uint32_t{1} << 30;
+  static constexpr uint32_t kHasDataBit = uint32_t{1} << 31;
+  static constexpr uint32_t kIndexMask = kAggregateBit - 1;
+
+  uint32_t bits_ = 0;  // metadata index | is_aggregate << 30 | has_data << 31.
 };
-static_assert(sizeof(Event) <= 32, "Event must stay compact");
+static_assert(sizeof(Event) == 24, "Event must stay compact");
 
 struct EventMetadata {
   int64_t key = 0;            // Key in XPlane.event_metadata (normally == id).
@@ -223,6 +248,15 @@ struct StatMetadata {
   bool implicit = false;  // See EventMetadata::implicit.
 };
 
+// One XLine.
+//
+// Invariant: the stats of the line's events lie in `stats` contiguously and
+// in event order, with nothing between them: event i's stats are
+// [events[i].stats_begin, stats_end(i)), where stats_end(i) is the next
+// event's stats_begin, or stats.size() for the last event. So
+// events[0].stats_begin == 0 and stats_begin never decreases. Whoever
+// appends, inserts, removes or reorders events or stats keeps it (appending
+// an event with its stats after the last one does; XSpaceBuilder does).
 struct Line {
   int64_t id = 0;
   int64_t display_id = 0;
@@ -231,7 +265,21 @@ struct Line {
   int64_t timestamp_ns = 0;
   int64_t duration_ps = 0;
   std::vector<Event> events;
-  std::vector<Stat> stats;  // Storage for all events' stats of this line.
+  std::vector<Stat> stats;  // The stats of all events, in event order (see above).
+
+  // End of event i's stats in `stats` (i < events.size()).
+  uint32_t stats_end(size_t i) const {
+    return i + 1 < events.size() ? events[i + 1].stats_begin : static_cast<uint32_t>(stats.size());
+  }
+  // Number of stats of event i.
+  uint32_t stats_count(size_t i) const { return stats_end(i) - events[i].stats_begin; }
+  // The stats of event i.
+  absl::Span<const Stat> event_stats(size_t i) const {
+    return absl::Span<const Stat>(stats.data() + events[i].stats_begin, stats_count(i));
+  }
+  absl::Span<Stat> mutable_event_stats(size_t i) {
+    return absl::Span<Stat>(stats.data() + events[i].stats_begin, stats_count(i));
+  }
 };
 
 struct Plane {

@@ -136,15 +136,13 @@ class PlaneReader {
     line.events.reserve(proto.events_size());
     for (const pb::XEvent& ev : proto.events()) {
       Event e;
-      e.metadata_index = EventIndex(ev.metadata_id());
+      e.set_metadata_index(EventIndex(ev.metadata_id()));
       e.duration_ps = ev.duration_ps();
-      e.has_data = ev.data_case() != pb::XEvent::DATA_NOT_SET;
-      e.is_aggregate = ev.data_case() == pb::XEvent::kNumOccurrences;
-      e.offset_ps = e.is_aggregate ? ev.num_occurrences() : ev.offset_ps();
+      e.set_has_data(ev.data_case() != pb::XEvent::DATA_NOT_SET);
+      e.set_is_aggregate(ev.data_case() == pb::XEvent::kNumOccurrences);
+      e.offset_ps = e.is_aggregate() ? ev.num_occurrences() : ev.offset_ps();
       e.stats_begin = static_cast<uint32_t>(line.stats.size());
-      size_t count = std::min<size_t>(ev.stats_size(), 0xffff);
-      e.stats_count = static_cast<uint16_t>(count);
-      for (size_t i = 0; i < count; ++i) line.stats.push_back(ReadStat(ev.stats(static_cast<int>(i))));
+      for (const pb::XStat& s : ev.stats()) line.stats.push_back(ReadStat(s));
       line.events.push_back(e);
     }
   }
@@ -268,23 +266,32 @@ class Serializer {
     }
   }
 
-  WireSize EventSize(const Plane& plane, const Line& line, const Event& e) const {
+  // Event `i` of `line`.
+  WireSize EventSize(const Plane& plane, const Line& line, size_t i) const {
+    const Event& e = line.events[i];
     WireSize size = 0;
-    int64_t md_id = plane.event_metadata[e.metadata_index].id;
+    int64_t md_id = plane.event_metadata[e.metadata_index()].id;
     if (md_id != 0) size += VarintFieldSize(1, static_cast<uint64_t>(md_id));
-    if (e.has_data) size += VarintFieldSize(e.is_aggregate ? 5 : 2, static_cast<uint64_t>(e.offset_ps));
+    if (e.has_data()) {
+      size += VarintFieldSize(e.is_aggregate() ? 5 : 2, static_cast<uint64_t>(e.offset_ps));
+    }
     if (e.duration_ps != 0) size += VarintFieldSize(3, static_cast<uint64_t>(e.duration_ps));
-    size += StatsSize(plane, line.stats.data() + e.stats_begin, e.stats_count, 4);
+    size += StatsSize(plane, line.stats.data() + e.stats_begin, line.stats_count(i), 4);
     return size;
   }
 
-  void WriteEvent(CodedOutputStream* out, const Plane& plane, const Line& line, const Event& e) const {
-    int64_t md_id = plane.event_metadata[e.metadata_index].id;
+  void WriteEvent(CodedOutputStream* out, const Plane& plane, const Line& line, size_t i) const {
+    const Event& e = line.events[i];
+    int64_t md_id = plane.event_metadata[e.metadata_index()].id;
     if (md_id != 0) WriteVarintField(out, 1, static_cast<uint64_t>(md_id));
-    if (e.has_data && !e.is_aggregate) WriteVarintField(out, 2, static_cast<uint64_t>(e.offset_ps));
+    if (e.has_data() && !e.is_aggregate()) {
+      WriteVarintField(out, 2, static_cast<uint64_t>(e.offset_ps));
+    }
     if (e.duration_ps != 0) WriteVarintField(out, 3, static_cast<uint64_t>(e.duration_ps));
-    WriteStats(out, plane, line.stats.data() + e.stats_begin, e.stats_count, 4);
-    if (e.has_data && e.is_aggregate) WriteVarintField(out, 5, static_cast<uint64_t>(e.offset_ps));
+    WriteStats(out, plane, line.stats.data() + e.stats_begin, line.stats_count(i), 4);
+    if (e.has_data() && e.is_aggregate()) {
+      WriteVarintField(out, 5, static_cast<uint64_t>(e.offset_ps));
+    }
   }
 
   WireSize LineSize(const Plane& plane, const Line& line) const {
@@ -292,7 +299,9 @@ class Serializer {
     if (line.id != 0) size += VarintFieldSize(1, static_cast<uint64_t>(line.id));
     size += StringSizeIfNotEmpty(2, space_.strings.Get(line.name));
     if (line.timestamp_ns != 0) size += VarintFieldSize(3, static_cast<uint64_t>(line.timestamp_ns));
-    for (const Event& e : line.events) size += LengthFieldSize(4, EventSize(plane, line, e));
+    for (size_t i = 0; i < line.events.size(); ++i) {
+      size += LengthFieldSize(4, EventSize(plane, line, i));
+    }
     if (line.duration_ps != 0) size += VarintFieldSize(9, static_cast<uint64_t>(line.duration_ps));
     if (line.display_id != 0) size += VarintFieldSize(10, static_cast<uint64_t>(line.display_id));
     size += StringSizeIfNotEmpty(11, space_.strings.Get(line.display_name));
@@ -303,9 +312,9 @@ class Serializer {
     if (line.id != 0) WriteVarintField(out, 1, static_cast<uint64_t>(line.id));
     WriteStringIfNotEmpty(out, 2, space_.strings.Get(line.name));
     if (line.timestamp_ns != 0) WriteVarintField(out, 3, static_cast<uint64_t>(line.timestamp_ns));
-    for (const Event& e : line.events) {
-      WriteLengthHeader(out, 4, EventSize(plane, line, e));
-      WriteEvent(out, plane, line, e);
+    for (size_t i = 0; i < line.events.size(); ++i) {
+      WriteLengthHeader(out, 4, EventSize(plane, line, i));
+      WriteEvent(out, plane, line, i);
     }
     if (line.duration_ps != 0) WriteVarintField(out, 9, static_cast<uint64_t>(line.duration_ps));
     if (line.display_id != 0) WriteVarintField(out, 10, static_cast<uint64_t>(line.display_id));
@@ -461,20 +470,19 @@ void ConvertXSpaceDataToProto(const XSpaceData& data, pb::XSpace* out) {
       l->set_display_name(std::string(data.strings.Get(line.display_name)));
       l->set_timestamp_ns(line.timestamp_ns);
       l->set_duration_ps(line.duration_ps);
-      for (const Event& e : line.events) {
+      for (size_t i = 0; i < line.events.size(); ++i) {
+        const Event& e = line.events[i];
         pb::XEvent* ev = l->add_events();
-        ev->set_metadata_id(plane.event_metadata[e.metadata_index].id);
-        if (e.has_data) {
-          if (e.is_aggregate) {
+        ev->set_metadata_id(plane.event_metadata[e.metadata_index()].id);
+        if (e.has_data()) {
+          if (e.is_aggregate()) {
             ev->set_num_occurrences(e.offset_ps);
           } else {
             ev->set_offset_ps(e.offset_ps);
           }
         }
         ev->set_duration_ps(e.duration_ps);
-        for (uint32_t i = 0; i < e.stats_count; ++i) {
-          WriteStatProto(data, plane, line.stats[e.stats_begin + i], ev->add_stats());
-        }
+        for (const Stat& s : line.event_stats(i)) WriteStatProto(data, plane, s, ev->add_stats());
       }
     }
     for (const EventMetadata& md : plane.event_metadata) {

@@ -21,6 +21,9 @@ namespace tbprof::xplane {
 
 // Copies a protobuf XSpace into `out` (which must be empty). ParseXSpaceData
 // gives the same result from the wire bytes without building the message.
+// A plane must hold at most Event::kMaxEventMetadata event metadata, implicit
+// ones included (no message that large fits in memory; ParseXSpaceData
+// rejects such files).
 void ConvertXSpaceProtoToData(const tensorflow::profiler::XSpace& proto, XSpaceData* out);
 
 // Builds the protobuf form (for tests and small spaces; large spaces should

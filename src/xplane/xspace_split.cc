@@ -60,13 +60,14 @@ uint64_t StatBytes(const Stat& s, const Plane& plane, const StringPool& pool) {
   return n;
 }
 
-// Bytes of one event as an XLine.events entry (tag and length included).
-uint64_t EventBytes(const Event& e, const Line& line, const Plane& plane, const StringPool& pool) {
-  uint64_t n = Int64Field(plane.event_metadata[e.metadata_index].id);
-  if (e.has_data) n += 1 + VarintBytes(static_cast<uint64_t>(e.offset_ps));
+// Bytes of event `i` of `line` as an XLine.events entry (tag and length
+// included).
+uint64_t EventBytes(size_t i, const Line& line, const Plane& plane, const StringPool& pool) {
+  const Event& e = line.events[i];
+  uint64_t n = Int64Field(plane.event_metadata[e.metadata_index()].id);
+  if (e.has_data()) n += 1 + VarintBytes(static_cast<uint64_t>(e.offset_ps));
   n += Int64Field(e.duration_ps);
-  const Stat* stats = line.stats.data() + e.stats_begin;
-  for (uint32_t i = 0; i < e.stats_count; ++i) n += LenField(StatBytes(stats[i], plane, pool));
+  for (const Stat& s : line.event_stats(i)) n += LenField(StatBytes(s, plane, pool));
   return LenField(n);
 }
 
@@ -117,19 +118,18 @@ uint32_t FindStat(const Plane& plane, const StringPool& pool, absl::string_view 
   return kUnmapped;
 }
 
-// The event's own correlation id stat, if any (`line` of `plane`).
-bool CorrelationOf(const Event& e, const Line& line, const Plane& plane, uint32_t corr_index,
+// The own correlation id stat of event `i` of `line` (of `plane`), if any.
+bool CorrelationOf(size_t i, const Line& line, const Plane& plane, uint32_t corr_index,
                    int64_t* out) {
   if (corr_index == kUnmapped) return false;
-  const Stat* stats = line.stats.data() + e.stats_begin;
-  for (uint32_t i = 0; i < e.stats_count; ++i) {
-    if (stats[i].metadata_index() != corr_index) continue;
-    if (stats[i].kind() == StatKind::kInt64) {
-      *out = stats[i].int64_value(plane.wide_values);
+  for (const Stat& s : line.event_stats(i)) {
+    if (s.metadata_index() != corr_index) continue;
+    if (s.kind() == StatKind::kInt64) {
+      *out = s.int64_value(plane.wide_values);
       return true;
     }
-    if (stats[i].kind() == StatKind::kUint64) {
-      *out = static_cast<int64_t>(stats[i].uint64_value(plane.wide_values));
+    if (s.kind() == StatKind::kUint64) {
+      *out = static_cast<int64_t>(s.uint64_value(plane.wide_values));
       return true;
     }
   }
@@ -148,7 +148,9 @@ uint64_t EstimateXSpaceWireBytes(const XSpaceData& space) {
     uint64_t p = PlaneHeaderBytes(plane, space.strings);
     for (const Line& line : plane.lines) {
       uint64_t l = LineHeaderBytes(line, space.strings);
-      for (const Event& e : line.events) l += EventBytes(e, line, plane, space.strings);
+      for (size_t i = 0; i < line.events.size(); ++i) {
+        l += EventBytes(i, line, plane, space.strings);
+      }
       p += LenField(l);
     }
     n += LenField(p);
@@ -220,7 +222,7 @@ bool XSpaceSplit::AssignSlots(bool by_steps) {
     for (const Plane& plane : space.planes) {
       for (const Line& line : plane.lines) {
         for (const Event& e : line.events) {
-          if (e.is_aggregate) continue;
+          if (e.is_aggregate()) continue;
           int64_t t = BeginPs(line, e, base_ns);
           t_min = std::min(t_min, t);
           t_max = std::max(t_max, t);
@@ -245,9 +247,10 @@ bool XSpaceSplit::AssignSlots(bool by_steps) {
   if (host != nullptr) {
     const uint32_t corr = FindStat(*host, space.strings, StatTypeName(StatType::kCorrelationId));
     for (const Line& line : host->lines) {
-      for (const Event& e : line.events) {
+      for (size_t i = 0; i < line.events.size(); ++i) {
+        const Event& e = line.events[i];
         int64_t id;
-        if (!e.is_aggregate && CorrelationOf(e, line, *host, corr, &id)) {
+        if (!e.is_aggregate() && CorrelationOf(i, line, *host, corr, &id)) {
           slot_of_correlation.emplace(id, slot_of_time(BeginPs(line, e, base_ns)));
         }
       }
@@ -271,9 +274,9 @@ bool XSpaceSplit::AssignSlots(bool by_steps) {
         const Event& e = line.events[i];
         uint32_t slot = 0;
         int64_t id;
-        if (e.is_aggregate) {
+        if (e.is_aggregate()) {
           slot = 0;  // No time: kept with the first part.
-        } else if (CorrelationOf(e, line, plane, corr, &id)) {
+        } else if (CorrelationOf(i, line, plane, corr, &id)) {
           auto it = slot_of_correlation.find(id);
           slot = it != slot_of_correlation.end() ? it->second
                                                   : slot_of_time(BeginPs(line, e, base_ns));
@@ -281,7 +284,7 @@ bool XSpaceSplit::AssignSlots(bool by_steps) {
           slot = slot_of_time(BeginPs(line, e, base_ns));
         }
         slots[i] = slot;
-        slot_bytes_[slot] += EventBytes(e, line, plane, space.strings);
+        slot_bytes_[slot] += EventBytes(i, line, plane, space.strings);
       }
     }
   }
@@ -388,7 +391,7 @@ void XSpaceSplit::SummarizeParts() {
         SplitPart& part = parts_[part_of_slot_[slot_[p][l][i]]];
         ++part.num_events;
         const Event& e = line.events[i];
-        if (e.is_aggregate) continue;
+        if (e.is_aggregate()) continue;
         int64_t begin = BeginPs(line, e, base_ns);
         part.begin_ps = std::min(part.begin_ps, begin);
         part.end_ps = std::max(part.end_ps, begin + e.duration_ps);
@@ -480,10 +483,9 @@ XSpaceData XSpaceSplit::ExtractPart(size_t index) const {
       for (size_t i = 0; i < line.events.size(); ++i) {
         if (part_of_slot_[slots[i]] != index) continue;
         Event e = line.events[i];
-        const Stat* stats = line.stats.data() + e.stats_begin;
-        e.stats_begin = static_cast<uint32_t>(m.stats.size());
-        for (uint32_t s = 0; s < e.stats_count; ++s) m.stats.push_back(copy_stat(stats[s], plane, q));
-        if (!e.is_aggregate) line_end = std::max(line_end, e.offset_ps + e.duration_ps);
+        e.stats_begin = static_cast<uint32_t>(m.stats.size());  // Events and stats in order.
+        for (const Stat& s : line.event_stats(i)) m.stats.push_back(copy_stat(s, plane, q));
+        if (!e.is_aggregate()) line_end = std::max(line_end, e.offset_ps + e.duration_ps);
         m.events.push_back(e);
       }
       if (!m.events.empty()) m.duration_ps = line_end;

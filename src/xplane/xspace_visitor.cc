@@ -67,18 +67,20 @@ std::string XStatVisitor::ToString() const {
 
 
 absl::string_view XEventVisitor::display_name() const {
-  const EventMetadata& md = plane_->raw().event_metadata[event_->metadata_index];
+  const EventMetadata& md = plane_->raw().event_metadata[event_->metadata_index()];
   return plane_->str(md.display_name != 0 ? md.display_name : md.name);
 }
 
 
 
 std::optional<XStatVisitor> XEventVisitor::GetStat(StatType type) const {
-  const Stat* begin = line_->stats.data() + event_->stats_begin;
-  for (uint32_t i = 0; i < event_->stats_count; ++i) {
-    if (plane_->stat_type(begin[i].metadata_index()) == type) return XStatVisitor(plane_, begin + i);
+  const Stat* stats = line_->stats.data();
+  for (uint32_t i = event_->stats_begin, end = stats_end(); i < end; ++i) {
+    if (plane_->stat_type(stats[i].metadata_index()) == type) {
+      return XStatVisitor(plane_, stats + i);
+    }
   }
-  for (const Stat& s : plane_->raw().event_metadata[event_->metadata_index].stats) {
+  for (const Stat& s : plane_->raw().event_metadata[event_->metadata_index()].stats) {
     if (plane_->stat_type(s.metadata_index()) == type) return XStatVisitor(plane_, &s);
   }
   return std::nullopt;
@@ -87,11 +89,11 @@ std::optional<XStatVisitor> XEventVisitor::GetStat(StatType type) const {
 std::optional<XStatVisitor> XEventVisitor::GetStatByName(absl::string_view name) const {
   std::optional<uint32_t> index = plane_->FindStatMetadata(name);
   if (!index) return std::nullopt;
-  const Stat* begin = line_->stats.data() + event_->stats_begin;
-  for (uint32_t i = 0; i < event_->stats_count; ++i) {
-    if (begin[i].metadata_index() == *index) return XStatVisitor(plane_, begin + i);
+  const Stat* stats = line_->stats.data();
+  for (uint32_t i = event_->stats_begin, end = stats_end(); i < end; ++i) {
+    if (stats[i].metadata_index() == *index) return XStatVisitor(plane_, stats + i);
   }
-  for (const Stat& s : plane_->raw().event_metadata[event_->metadata_index].stats) {
+  for (const Stat& s : plane_->raw().event_metadata[event_->metadata_index()].stats) {
     if (s.metadata_index() == *index) return XStatVisitor(plane_, &s);
   }
   return std::nullopt;

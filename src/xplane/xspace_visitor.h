@@ -61,12 +61,13 @@ class XStatVisitor {
 
 class XEventVisitor {
  public:
+  // `event` points into line->events.
   XEventVisitor(const XPlaneVisitor* plane, const Line* line, const Event* event)
       : plane_(plane), line_(line), event_(event) {}
 
   absl::string_view name() const;
   absl::string_view display_name() const;
-  uint32_t metadata_index() const { return event_->metadata_index; }
+  uint32_t metadata_index() const { return event_->metadata_index(); }
   HostEventType host_event_type() const;
 
   int64_t begin_ps() const;
@@ -74,18 +75,20 @@ class XEventVisitor {
   int64_t end_ps() const { return begin_ps() + event_->duration_ps; }
   // Raw XEvent.offset_ps (line-relative).
   int64_t offset_ps() const { return event_->offset_ps; }
-  bool is_aggregate() const { return event_->is_aggregate; }
-  int64_t num_occurrences() const { return event_->is_aggregate ? event_->offset_ps : 0; }
+  bool is_aggregate() const { return event_->is_aggregate(); }
+  int64_t num_occurrences() const { return event_->is_aggregate() ? event_->offset_ps : 0; }
 
-  size_t num_stats() const { return event_->stats_count; }
+  size_t num_stats() const { return stats_end() - event_->stats_begin; }
   // Visits the event's own stats, then its metadata's stats.
   template <typename Fn>
   void ForEachStat(Fn&& fn) const;
   // Visits the event's own stats only (not its metadata's).
   template <typename Fn>
   void ForEachOwnStat(Fn&& fn) const {
-    const Stat* begin = line_->stats.data() + event_->stats_begin;
-    for (uint32_t i = 0; i < event_->stats_count; ++i) fn(XStatVisitor(plane_, begin + i));
+    const Stat* stats = line_->stats.data();
+    for (uint32_t i = event_->stats_begin, end = stats_end(); i < end; ++i) {
+      fn(XStatVisitor(plane_, stats + i));
+    }
   }
   // First stat of `type` (event's own first, then its metadata's).
   std::optional<XStatVisitor> GetStat(StatType type) const;
@@ -95,6 +98,15 @@ class XEventVisitor {
   const Event& raw() const { return *event_; }
 
  private:
+  // End of the event's stats in line_->stats (Line::stats_end of its index,
+  // found without computing the index).
+  uint32_t stats_end() const {
+    const Event* next = event_ + 1;
+    return next != line_->events.data() + line_->events.size()
+               ? next->stats_begin
+               : static_cast<uint32_t>(line_->stats.size());
+  }
+
   const XPlaneVisitor* plane_;
   const Line* line_;
   const Event* event_;
@@ -200,10 +212,10 @@ inline absl::string_view XStatVisitor::name() const {
   return plane_->stat_name(stat_->metadata_index());
 }
 inline absl::string_view XEventVisitor::name() const {
-  return plane_->event_name(event_->metadata_index);
+  return plane_->event_name(event_->metadata_index());
 }
 inline HostEventType XEventVisitor::host_event_type() const {
-  return plane_->host_event_type(event_->metadata_index);
+  return plane_->host_event_type(event_->metadata_index());
 }
 inline int64_t XEventVisitor::begin_ps() const {
   return (line_->timestamp_ns - plane_->base_ns()) * 1000 + event_->offset_ps;
@@ -211,9 +223,8 @@ inline int64_t XEventVisitor::begin_ps() const {
 
 template <typename Fn>
 void XEventVisitor::ForEachStat(Fn&& fn) const {
-  const Stat* begin = line_->stats.data() + event_->stats_begin;
-  for (uint32_t i = 0; i < event_->stats_count; ++i) fn(XStatVisitor(plane_, begin + i));
-  for (const Stat& s : plane_->raw().event_metadata[event_->metadata_index].stats) {
+  ForEachOwnStat(fn);
+  for (const Stat& s : plane_->raw().event_metadata[event_->metadata_index()].stats) {
     fn(XStatVisitor(plane_, &s));
   }
 }

@@ -188,7 +188,6 @@ namespace {
 constexpr int kMaxDepth = 100;
 constexpr uint32_t kNoIndex = std::numeric_limits<uint32_t>::max();
 constexpr uint64_t kCheckpointBytes = uint64_t{8} << 20;
-constexpr uint32_t kMaxEventStats = 0xffff;  // Event::stats_count is 16 bits.
 
 // Tags (field << 3 | wire type) of the fields we read.
 constexpr uint32_t Tag(uint32_t field, uint32_t wire_type) { return (field << 3) | wire_type; }
@@ -264,6 +263,12 @@ class IdIndex {
 struct Provisional {
   std::vector<int64_t> stat_ids, event_ids;
   std::vector<const uint8_t*> stat_at;  // Where each stat id was first used, for errors.
+  // Where each event id was first used (byte, line and event numbers), for errors.
+  struct Use {
+    const uint8_t* at;
+    int64_t line_number, event_number;
+  };
+  std::vector<Use> event_use;
   absl::flat_hash_map<int64_t, uint32_t> stat_k, event_k;
   bool empty() const { return stat_ids.empty() && event_ids.empty(); }
 };
@@ -395,6 +400,16 @@ class WireParser {
 
  private:
   // -- Primitives: each returns false after recording the error. --
+
+  // The most event metadata a plane may hold (options, at most
+  // Event::kMaxEventMetadata).
+  uint32_t MaxEventMetadata() const {
+    return std::min(options_.max_event_metadata, Event::kMaxEventMetadata);
+  }
+  bool FailTooManyEventMetadata(const uint8_t* at) {
+    return Fail(at, absl::StrCat("more than ", MaxEventMetadata(),
+                                 " event metadata in one plane (the most tbprof holds)"));
+  }
 
   bool Fail(const uint8_t* at, absl::string_view what) {
     if (error_.empty()) {
@@ -561,14 +576,23 @@ class WireParser {
     return index;
   }
 
-  uint32_t EventIndex(int64_t id) {
+  // The index of event metadata `id` in the current plane, creating implicit
+  // metadata as StatIndex() does. The caller rejects an index >=
+  // MaxEventMetadata() (provisional ones saturate at kNoIndex - 1).
+  uint32_t EventIndex(int64_t id, const uint8_t* at) {
     uint32_t index = ps_->event_index.Find(id);
     if (__builtin_expect(index != kNoIndex, 1)) return index;
     if (group_ >= 0) {
       Provisional& pv = ps_->provisional[static_cast<size_t>(group_)];
       auto [it, inserted] = pv.event_k.try_emplace(id, static_cast<uint32_t>(pv.event_ids.size()));
-      if (inserted) pv.event_ids.push_back(id);
-      return ps_->known_events + it->second;
+      if (inserted) {
+        pv.event_ids.push_back(id);
+        pv.event_use.push_back({at, line_number_, event_number_});
+      }
+      // Past the limit this fails (ParseInParallel then finds where one
+      // thread fails: at this event or before).
+      return static_cast<uint32_t>(
+          std::min<uint64_t>(uint64_t{ps_->known_events} + it->second, kNoIndex - 1));
     }
     EventMetadata md;
     md.key = md.id = id;
@@ -833,14 +857,10 @@ bool WireParser::ParseEventMetadata(Span value, int depth, RawEventMetadata* md)
 
 bool WireParser::ParseEvent(const uint8_t* p, const uint8_t* end, int depth, Line* line) {
   if (depth < 0) return Fail(p, "nesting deeper than 100 levels");
+  const uint8_t* const start = p;
   Event e;
-  e.offset_ps = 0;
-  e.duration_ps = 0;
-  e.stats_begin = static_cast<uint32_t>(line->stats.size());
-  e.is_aggregate = false;
-  e.has_data = false;
+  e.stats_begin = static_cast<uint32_t>(line->stats.size());  // Stats are appended in order.
   int64_t metadata_id = 0;
-  uint32_t stats = 0;
   while (p < end) {
     uint32_t tag = 0;
     if (!ReadTag(p, end, &tag)) return false;
@@ -854,8 +874,8 @@ bool WireParser::ParseEvent(const uint8_t* p, const uint8_t* end, int depth, Lin
       case Tag(5, kVarint):
         if (!ReadVarint(p, end, &v)) return false;
         e.offset_ps = static_cast<int64_t>(v);
-        e.has_data = true;
-        e.is_aggregate = tag == Tag(5, kVarint);
+        e.set_has_data(true);
+        e.set_is_aggregate(tag == Tag(5, kVarint));
         break;
       case Tag(3, kVarint):
         if (!ReadVarint(p, end, &v)) return false;
@@ -866,22 +886,16 @@ bool WireParser::ParseEvent(const uint8_t* p, const uint8_t* end, int depth, Lin
         if (!ReadLen(p, end, &span)) return false;
         RawStat raw;
         if (!ParseStat(span.p, span.end, depth - 1, &raw)) return false;
-        if (__builtin_expect(stats < kMaxEventStats, 1)) {
-          Stat& s = line->stats.emplace_back();
-          if (!ResolveStat(raw, &s)) return false;
-        } else if (raw.kind == StatKind::kStr && !IsValidUtf8(raw.str.view())) {
-          // Dropped (the model holds 65535 stats per event) but still checked.
-          return Fail(raw.str.p, "invalid UTF-8 in XStat.str_value");
-        }
-        ++stats;
+        if (!ResolveStat(raw, &line->stats.emplace_back())) return false;
         break;
       }
       default:
         if (!SkipField(p, end, tag, depth)) return false;
     }
   }
-  e.metadata_index = EventIndex(metadata_id);
-  e.stats_count = static_cast<uint16_t>(std::min(stats, kMaxEventStats));
+  const uint32_t index = EventIndex(metadata_id, start);
+  if (__builtin_expect(index >= MaxEventMetadata(), 0)) return FailTooManyEventMetadata(start);
+  e.set_metadata_index(index);
   line->events.push_back(e);
   return true;
 }
@@ -934,6 +948,10 @@ bool WireParser::ParseLine(Span span, int depth, Line* line) {
   // Walk 2: the events (fields were checked by walk 1).
   // Exact sizes: growing the vectors would copy them and, for a moment,
   // hold them twice.
+  // Event::stats_begin is 32 bits.
+  if (stats > std::numeric_limits<uint32_t>::max() - line->stats.size()) {
+    return Fail(span.p, "more than 4294967295 stats in one line (the most tbprof holds)");
+  }
   line->events.reserve(events);
   line->stats.reserve(line->stats.size() + stats);
   event_number_ = 0;
@@ -1035,6 +1053,7 @@ bool WireParser::ParsePlane(Span span, int depth) {
     return Fail(span.p, absl::StrCat("more than ", Stat::kMaxStatMetadata,
                                      " stat metadata in one plane (the most tbprof holds)"));
   }
+  if (event_md.size() > MaxEventMetadata()) return FailTooManyEventMetadata(span.p);
   plane.id = id;
   plane.name = Intern(name);
   int64_t max_key = -1;
@@ -1346,13 +1365,21 @@ bool WireParser::ResolveProvisional(size_t group, size_t begin, size_t end) {
                                                 " stat metadata in one plane (the most tbprof holds)"));
       }
     }
-    for (size_t k = 0; k < pv.event_ids.size(); ++k) event_index[k] = EventIndex(pv.event_ids[k]);
+    for (size_t k = 0; k < pv.event_ids.size(); ++k) {
+      const Provisional::Use& use = pv.event_use[k];
+      event_index[k] = EventIndex(pv.event_ids[k], use.at);
+      if (event_index[k] >= MaxEventMetadata()) {
+        line_number_ = use.line_number;
+        event_number_ = use.event_number;
+        return FailTooManyEventMetadata(use.at);
+      }
+    }
     for (size_t t = begin; t < end; ++t) {
       if (tasks_[t].plane != &ps) continue;
       Line* line = tasks_[t].line;
       for (Event& event : line->events) {
-        if (event.metadata_index >= ps.known_events) {
-          event.metadata_index = event_index[event.metadata_index - ps.known_events];
+        if (event.metadata_index() >= ps.known_events) {
+          event.set_metadata_index(event_index[event.metadata_index() - ps.known_events]);
         }
       }
       for (Stat& stat : line->stats) {
@@ -1433,6 +1460,11 @@ absl::StatusOr<bool> WireParser::ParseInParallel(int threads) {
         WireParser& worker = *workers[g - 1];
         if (!worker.error_.empty() || !worker.stop_.ok()) {
           if (worker.error_.empty()) return worker.stop_;
+          // The implicit metadata of runs 0..g may pass a limit before the
+          // worker's error (one thread would report that).
+          for (size_t h = 0; h <= g; ++h) {
+            if (!ResolveProvisional(h, bounds[h], bounds[h + 1])) return Error();
+          }
           return worker.Error();
         }
       }

@@ -5,7 +5,7 @@
 // with XSpace::ParseFromArray needed about 9x the file in memory and could
 // not open files over 2 GB at all. This reader decodes tags, varints and
 // length-delimited fields itself over one contiguous buffer and appends to
-// the compact model directly (events 32 B, stats 8 B, strings interned).
+// the compact model directly (events 24 B, stats 8 B, strings interned).
 //
 // The result is exactly what ParseFromArray + ConvertXSpaceProtoToData gives
 // (same vectors, same metadata indices, same string ids; tested on real
@@ -15,7 +15,10 @@
 // types 6/7, stray end-group tags, nesting deeper than 100 (protobuf's
 // recursion limit). Unknown fields (including groups) are skipped. Only
 // protobuf's 2 GB limits (on the whole input and on any length prefix) are
-// not applied: larger files and planes are read.
+// not applied: larger files and planes are read. The model's own limits are
+// (no real file gets near them): a plane holds at most 2^28 - 1 stat metadata
+// (Stat::kMaxStatMetadata) and 2^30 - 1 event metadata
+// (Event::kMaxEventMetadata), a line at most 2^32 - 1 stats.
 //
 // How: per plane, a first walk over the plane's own fields records the line
 // spans and parses the (small) metadata maps; metadata is then sorted by key
@@ -122,6 +125,12 @@ struct XSpaceParseOptions {
   // thread.
   int threads = 0;
   uint64_t parallel_min_bytes = uint64_t{32} << 20;
+  // The most event metadata a plane may hold, implicit ones (ids that events
+  // use but no map entry defines) included; a file with more is rejected
+  // (kDataLoss "more than N event metadata in one plane"). Values above
+  // Event::kMaxEventMetadata, the most the model holds, act as it; tests
+  // lower it.
+  uint32_t max_event_metadata = Event::kMaxEventMetadata;
 };
 
 // Parses the XSpace in `input` and releases its pages as they are consumed.

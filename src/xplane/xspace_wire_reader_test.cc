@@ -124,9 +124,9 @@ bool SameStat(const Stat& a, const WideValues& a_wide, const Stat& b, const Wide
         const Event& ex = x.events[e];
         const Event& ey = y.events[e];
         if (ex.offset_ps != ey.offset_ps || ex.duration_ps != ey.duration_ps ||
-            ex.metadata_index != ey.metadata_index || ex.stats_begin != ey.stats_begin ||
-            ex.stats_count != ey.stats_count || ex.is_aggregate != ey.is_aggregate ||
-            ex.has_data != ey.has_data) {
+            ex.metadata_index() != ey.metadata_index() || ex.stats_begin != ey.stats_begin ||
+            x.stats_count(e) != y.stats_count(e) || ex.is_aggregate() != ey.is_aggregate() ||
+            ex.has_data() != ey.has_data()) {
           return fail(lat, "event ", e, " differs");
         }
       }
@@ -442,19 +442,100 @@ TEST(WireReaderTest, UnknownFieldsAndUnusualEncodings) {
   EXPECT_TRUE(SameAsReference(space));
 }
 
-TEST(WireReaderTest, MoreThan65535StatsKeepsTheFirst) {
+TEST(WireReaderTest, MoreThan65535StatsOnOneEventAreAllKept) {
   pb::XSpace space;
-  pb::XEvent* e = space.add_planes()->add_lines()->add_events();
+  pb::XLine* line = space.add_planes()->add_lines();
+  pb::XEvent* e = line->add_events();
   for (int i = 0; i < 70000; ++i) {
     pb::XStat* s = e->add_stats();
-    s->set_metadata_id(i < 65535 ? 1 : 2);  // Id 2 is never seen: no implicit metadata.
+    s->set_metadata_id(i < 65535 ? 1 : 2);
     s->set_int64_value(i);
   }
+  line->add_events()->add_stats()->set_metadata_id(3);
   EXPECT_TRUE(SameAsReference(Serialize(space)));
   absl::StatusOr<XSpaceData> data = ParseXSpaceData(Serialize(space), "x");
   ASSERT_TRUE(data.ok());
-  EXPECT_EQ(data->planes[0].lines[0].events[0].stats_count, 65535);
-  EXPECT_EQ(data->planes[0].stat_metadata.size(), 1u);
+  const Line& l = data->planes[0].lines[0];
+  EXPECT_EQ(l.stats_count(0), 70000u);
+  EXPECT_EQ(l.stats_count(1), 1u);
+  EXPECT_EQ(l.event_stats(0).back().int64_value(data->planes[0].wide_values), 69999);
+  EXPECT_EQ(data->planes[0].stat_metadata.size(), 3u);  // Ids 2 and 3 implicit.
+  pb::XSpace back;
+  ConvertXSpaceDataToProto(*data, &back);
+  EXPECT_EQ(back.SerializeAsString(), Serialize(space));
+}
+
+// A space of one plane with 4 lines whose events use `used` event metadata
+// ids each, of which ids 1..defined are in its map: ids 1..used on every line,
+// or (disjoint) ids l * used + 1.. on line l.
+std::string SpaceUsingEventMetadata(int defined, int used, bool disjoint = false) {
+  pb::XSpace space;
+  pb::XPlane* plane = space.add_planes();
+  for (int id = 1; id <= defined; ++id) {
+    pb::XEventMetadata& md = (*plane->mutable_event_metadata())[id];
+    md.set_id(id);
+    md.set_name(absl::StrCat("e", id));
+  }
+  for (int l = 0; l < 4; ++l) {  // Several lines, for the parallel path.
+    pb::XLine* line = plane->add_lines();
+    line->set_id(l);
+    for (int i = 1; i <= used; ++i) {
+      pb::XEvent* e = line->add_events();
+      e->set_metadata_id(disjoint ? l * used + i : i);
+      e->set_offset_ps(i);
+      e->add_stats()->set_metadata_id(1);
+    }
+  }
+  return Serialize(space);
+}
+
+absl::StatusOr<XSpaceData> ParseWithEventMetadataLimit(const std::string& bytes, int threads,
+                                                       uint32_t limit) {
+  XSpaceParseOptions options;
+  options.threads = threads;
+  options.parallel_min_bytes = 0;
+  options.max_event_metadata = limit;
+  std::unique_ptr<XSpaceInput> input = XSpaceInput::FromBytes(bytes, "x");
+  return ParseXSpaceInput(input.get(), options);
+}
+
+TEST(WireReaderTest, RejectsMoreEventMetadataThanTheLimit) {
+  for (int threads : {1, 3}) {
+    SCOPED_TRACE(threads);
+    // At the limit, defined or implicit: read.
+    EXPECT_TRUE(ParseWithEventMetadataLimit(SpaceUsingEventMetadata(5, 5), threads, 5).ok());
+    EXPECT_TRUE(ParseWithEventMetadataLimit(SpaceUsingEventMetadata(2, 5), threads, 5).ok());
+    // Past it in the map, or through ids only events use.
+    for (const std::string& bytes :
+         {SpaceUsingEventMetadata(6, 1), SpaceUsingEventMetadata(2, 6),
+          SpaceUsingEventMetadata(0, 9), SpaceUsingEventMetadata(0, 2, true)}) {
+      absl::StatusOr<XSpaceData> data = ParseWithEventMetadataLimit(bytes, threads, 5);
+      ASSERT_FALSE(data.ok());
+      EXPECT_EQ(data.status().code(), absl::StatusCode::kDataLoss);
+      EXPECT_THAT(data.status().message(),
+                  HasSubstr("more than 5 event metadata in one plane (the most tbprof holds)"));
+    }
+  }
+  // The default is the model's limit.
+  EXPECT_EQ(XSpaceParseOptions().max_event_metadata, Event::kMaxEventMetadata);
+  EXPECT_EQ(Event::kMaxEventMetadata, (uint32_t{1} << 30) - 1);
+}
+
+TEST(WireReaderTest, ParallelEventMetadataLimitFailsAtTheSameEvent) {
+  // The 6th distinct id first appears at line 0, event 5 (seen by the first
+  // run of lines), or (disjoint ids) at line 1, event 2, found only when the
+  // runs' implicit metadata are created after the join.
+  for (bool disjoint : {false, true}) {
+    SCOPED_TRACE(disjoint);
+    const std::string bytes = SpaceUsingEventMetadata(0, disjoint ? 3 : 6, disjoint);
+    absl::StatusOr<XSpaceData> one = ParseWithEventMetadataLimit(bytes, 1, 5);
+    absl::StatusOr<XSpaceData> four = ParseWithEventMetadataLimit(bytes, 4, 5);
+    ASSERT_FALSE(one.ok());
+    ASSERT_FALSE(four.ok());
+    EXPECT_THAT(one.status().message(),
+                HasSubstr(disjoint ? "line 1, event 2" : "line 0, event 5"));
+    EXPECT_EQ(one.status(), four.status());
+  }
 }
 
 TEST(WireReaderTest, RejectsWhatProtobufRejects) {

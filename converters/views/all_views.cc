@@ -108,11 +108,12 @@ absl::StatusOr<AllViews> ComputeAllViews(const xplane::XSpaceData& space,
   // With options.parallel, the kernel stats and the memory profile are
   // computed on a second thread while this one runs the step analysis, and
   // the op tree views come after both: the step analysis and the op tree
-  // have the largest temporaries (spans of ~16 B per host and device event,
-  // and 12 B per launch, in the step analysis; 32 B per op call, 24 B per
+  // have the largest temporaries (16 B spans for device events and for the
+  // host events no enclosing span covers, 12 B per launch and 2 B per host
+  // event while grouping, in the step analysis; 20 B per op call, 24 B per
   // call with device time and 12 B per launch in the op tree; see
   // docs/benchmarks.md), so running them one after the other keeps the peak
-  // memory lower; the memory profile's (48 B per memory event) fit beside
+  // memory lower; the memory profile's (32 B per memory event) fit beside
   // the step analysis'.
   AllViews views;
   auto kernels_and_memory = [&] {

@@ -8,28 +8,25 @@
 
 namespace tbprof::views {
 
-void CorrelationGroups::Finish() {
-  const size_t n = pending_.size();
-  ids_.clear();
-  groups_.clear();
-  if (n == 0) return;
+std::vector<uint32_t> CorrelationGroups::OrderById() const {
+  const size_t n = pending_ids_.size();
   // Launch order by id, stably (the order of addition among equal ids):
   // merged runs, or a radix sort of packed (id - min) << index bits | index
   // keys when they fit in 64 bits, else of (id - min, index) pairs.
   // Launches of one thread come with ascending ids: a few runs are merged.
   constexpr size_t kMaxMergedRuns = 8;
-  int64_t min_id = pending_[0].correlation_id, max_id = min_id;
+  int64_t min_id = pending_ids_[0], max_id = min_id;
   std::vector<size_t> run_begin = {0};
   for (size_t i = 0; i < n; ++i) {
-    const int64_t id = pending_[i].correlation_id;
-    if (i > 0 && id < pending_[i - 1].correlation_id && run_begin.size() <= kMaxMergedRuns) {
+    const int64_t id = pending_ids_[i];
+    if (i > 0 && id < pending_ids_[i - 1] && run_begin.size() <= kMaxMergedRuns) {
       run_begin.push_back(i);  // Counted up to one past the most merged.
     }
     min_id = std::min(min_id, id);
     max_id = std::max(max_id, id);
   }
   const uint64_t base = static_cast<uint64_t>(min_id);
-  std::vector<uint32_t> by_id;  // Indices into pending_; empty if pending_ is sorted.
+  std::vector<uint32_t> by_id;  // Empty if the launches are sorted.
   if (run_begin.size() > 1 && run_begin.size() <= kMaxMergedRuns) {
     // Pairwise merges of neighbouring runs; std::merge takes the first
     // range's element on ties, so equal ids keep their order of addition.
@@ -37,9 +34,7 @@ void CorrelationGroups::Finish() {
     for (size_t i = 0; i < n; ++i) by_id[i] = static_cast<uint32_t>(i);
     run_begin.push_back(n);
     std::vector<uint32_t> buffer(n);
-    auto lower = [&](uint32_t a, uint32_t b) {
-      return pending_[a].correlation_id < pending_[b].correlation_id;
-    };
+    auto lower = [&](uint32_t a, uint32_t b) { return pending_ids_[a] < pending_ids_[b]; };
     while (run_begin.size() > 2) {
       std::vector<size_t> merged = {0};
       for (size_t r = 0; r + 1 < run_begin.size(); r += 2) {
@@ -61,7 +56,7 @@ void CorrelationGroups::Finish() {
     if (range_bits + index_bits <= 64 && index_bits > 0) {
       std::vector<uint64_t> keys(n), scratch;
       for (size_t i = 0; i < n; ++i) {
-        keys[i] = (static_cast<uint64_t>(pending_[i].correlation_id) - base) << index_bits | i;
+        keys[i] = (static_cast<uint64_t>(pending_ids_[i]) - base) << index_bits | i;
       }
       RadixSortUint64(&keys, &scratch);  // Keys are unique: the order is total.
       const uint64_t mask = UINT64_MAX >> (64 - index_bits);
@@ -69,27 +64,54 @@ void CorrelationGroups::Finish() {
     } else {
       std::vector<KeyValue> items(n), scratch;
       for (size_t i = 0; i < n; ++i) {
-        items[i] = {static_cast<uint64_t>(pending_[i].correlation_id) - base,
+        items[i] = {static_cast<uint64_t>(pending_ids_[i]) - base,
                     static_cast<uint32_t>(i)};
       }
       RadixSortPairs(&items, &scratch);
       for (size_t i = 0; i < n; ++i) by_id[i] = items[i].value;
     }
   }
-  ids_.reserve(n);
-  groups_.reserve(n);
+  return by_id;
+}
+
+void CorrelationGroups::Finish() {
+  const size_t n = pending_ids_.size();
+  ids_.clear();
+  groups_.clear();
+  if (n == 0) return;
+  std::vector<uint32_t> by_id = OrderById();
+  if (!by_id.empty()) {
+    // Into id order: the ids first, then, with their old order freed, the
+    // groups (the launches are never held twice over). by_id of a few merged
+    // runs reads the old order in a few sequential streams.
+    std::vector<int64_t> ids(n);
+    for (size_t i = 0; i < n; ++i) ids[i] = pending_ids_[by_id[i]];
+    pending_ids_ = std::move(ids);
+    std::vector<int32_t> groups(n);
+    for (size_t i = 0; i < n; ++i) groups[i] = pending_groups_[by_id[i]];
+    pending_groups_ = std::move(groups);
+    by_id = {};
+  }
+  // Drop the earlier launches of repeated ids (a later launch with the same
+  // id wins). Capacity past the size is left as it is: Reserve() may have
+  // asked for far more than was added, and pages never written cost no
+  // memory, while shrinking would copy.
+  size_t kept = 0;
   for (size_t i = 0; i < n; ++i) {
-    const Launch& l = pending_[by_id.empty() ? i : by_id[i]];
-    if (!ids_.empty() && ids_.back() == l.correlation_id) {
-      groups_.back() = l.group;  // A later launch with the same id wins.
+    if (kept > 0 && pending_ids_[kept - 1] == pending_ids_[i]) {
+      pending_groups_[kept - 1] = pending_groups_[i];
     } else {
-      ids_.push_back(l.correlation_id);
-      groups_.push_back(l.group);
+      pending_ids_[kept] = pending_ids_[i];
+      pending_groups_[kept] = pending_groups_[i];
+      ++kept;
     }
   }
-  pending_ = {};
-  ids_.shrink_to_fit();
-  groups_.shrink_to_fit();
+  pending_ids_.resize(kept);
+  pending_groups_.resize(kept);
+  ids_ = std::move(pending_ids_);
+  groups_ = std::move(pending_groups_);
+  pending_ids_ = {};
+  pending_groups_ = {};
 }
 
 size_t CorrelationGroups::LowerBound(int64_t correlation_id, size_t hint) const {

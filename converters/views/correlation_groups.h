@@ -24,10 +24,20 @@ class CorrelationGroups {
     size_t position = 0;
   };
 
+  // Room for `n` Add() calls without reallocation (a hint; an upper bound
+  // such as the number of events costs no memory beyond the launches added:
+  // pages never written are never mapped).
+  void Reserve(size_t n) {
+    pending_ids_.reserve(n);
+    pending_groups_.reserve(n);
+  }
   // Adds a launch; when several launches share an id, the last added wins.
-  void Add(int64_t correlation_id, int32_t group) { pending_.push_back({correlation_id, group}); }
+  void Add(int64_t correlation_id, int32_t group) {
+    pending_ids_.push_back(correlation_id);
+    pending_groups_.push_back(group);
+  }
   // Sets the group of the launch added `index`-th (before Finish()).
-  void SetGroup(size_t index, int32_t group) { pending_[index].group = group; }
+  void SetGroup(size_t index, int32_t group) { pending_groups_[index] = group; }
   // Sorts what was added. Call once, after the last Add().
   void Finish();
 
@@ -37,14 +47,15 @@ class CorrelationGroups {
   int32_t Find(int64_t correlation_id, Cursor* cursor) const;
 
  private:
-  struct Launch {
-    int64_t correlation_id;
-    int32_t group;
-  };
   // Index of the first id >= correlation_id, searched from `hint` outward.
   size_t LowerBound(int64_t correlation_id, size_t hint) const;
+  // Indices into the pending launches in order of id, stably; empty when
+  // they are in that order already.
+  std::vector<uint32_t> OrderById() const;
 
-  std::vector<Launch> pending_;  // Until Finish().
+  // The launches added, until Finish() (12 bytes each: millions in a trace).
+  std::vector<int64_t> pending_ids_;
+  std::vector<int32_t> pending_groups_;
   std::vector<int64_t> ids_;     // Ascending, unique.
   std::vector<int32_t> groups_;  // groups_[i]: the group of ids_[i].
 };

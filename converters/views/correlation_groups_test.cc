@@ -56,5 +56,25 @@ TEST(CorrelationGroupsTest, FindsWhatAMapWould) {
   EXPECT_FALSE(empty.Contains(5));
 }
 
+// Groups set after the launches were added (SetGroup, by order of
+// addition) are the ones found, with far more room reserved than used.
+TEST(CorrelationGroupsTest, SetGroupReplacesTheGroupOfTheNthLaunch) {
+  for (bool sorted : {true, false}) {
+    CorrelationGroups groups;
+    groups.Reserve(1000);
+    const std::vector<int64_t> ids =
+        sorted ? std::vector<int64_t>{1, 4, 4, 9} : std::vector<int64_t>{9, 4, 1, 4};
+    for (int64_t id : ids) groups.Add(id, -1);
+    for (size_t i = 0; i < ids.size(); ++i) groups.SetGroup(i, static_cast<int32_t>(i) * 10);
+    groups.Finish();
+    CorrelationGroups::Cursor cursor;
+    // The later of the two launches with id 4 wins.
+    EXPECT_EQ(groups.Find(1, &cursor), sorted ? 0 : 20);
+    EXPECT_EQ(groups.Find(4, &cursor), sorted ? 20 : 30);
+    EXPECT_EQ(groups.Find(9, &cursor), sorted ? 30 : 0);
+    EXPECT_EQ(groups.Find(5, &cursor), -1);
+  }
+}
+
 }  // namespace
 }  // namespace tbprof::views

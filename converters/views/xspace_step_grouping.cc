@@ -1,6 +1,7 @@
 #include "converters/views/xspace_step_grouping.h"
 
 #include <algorithm>
+#include <limits>
 
 #include "absl/strings/str_cat.h"
 #include "src/xplane/xspace_schema.h"
@@ -120,11 +121,58 @@ struct OpenEvent {
 
 uint32_t LevelBit(int level) { return 1u << std::min(std::max(level, 0), 31); }
 
+// The group of each event of the host lines while grouping (-1: none): 2
+// bytes per event when the groups fit (fewer than 65535), else 4.
+class EventGroupTable {
+ public:
+  EventGroupTable(const XPlaneVisitor& host, size_t max_groups)
+      : narrow_(max_groups < std::numeric_limits<uint16_t>::max()) {
+    for (size_t li = 0; li < host.num_lines(); ++li) {
+      const size_t n = host.line(li).num_events();
+      if (narrow_) {
+        narrow_groups_.emplace_back(n, 0);
+      } else {
+        wide_groups_.emplace_back(n, 0);
+      }
+    }
+  }
+  int32_t Get(size_t line, size_t event) const {
+    return narrow_ ? int32_t{narrow_groups_[line][event]} - 1
+                   : static_cast<int32_t>(wide_groups_[line][event]) - 1;
+  }
+  void Set(size_t line, size_t event, int32_t group) {
+    if (narrow_) {
+      narrow_groups_[line][event] = static_cast<uint16_t>(group + 1);
+    } else {
+      wide_groups_[line][event] = static_cast<uint32_t>(group + 1);
+    }
+  }
+  // The groups of `line` as runs; the table's copy is freed.
+  LineEventGroups TakeLine(size_t line) {
+    LineEventGroups runs;
+    if (narrow_) {
+      for (uint16_t g : narrow_groups_[line]) runs.Append(int32_t{g} - 1);
+      narrow_groups_[line] = {};
+    } else {
+      for (uint32_t g : wide_groups_[line]) runs.Append(static_cast<int32_t>(g) - 1);
+      wide_groups_[line] = {};
+    }
+    return runs;
+  }
+
+ private:
+  bool narrow_;
+  // [line][event]: group + 1, 0 for none.
+  std::vector<std::vector<uint16_t>> narrow_groups_;
+  std::vector<std::vector<uint32_t>> wide_groups_;
+};
+
 void GroupPregrouped(const XPlaneVisitor& host, XSpaceStepGroups* out) {
+  out->host_event_group.resize(host.num_lines());
   const std::vector<uint8_t> read_stat = ReadStatMetadata(host);
+  std::vector<int32_t> groups;
   for (size_t li = 0; li < host.num_lines(); ++li) {
     XLineVisitor line = host.line(li);
-    std::vector<int32_t>& groups = out->host_event_group[li];
     groups.assign(line.num_events(), -1);
     for (size_t ei = 0; ei < line.num_events(); ++ei) {
       XEventVisitor event = line.event(ei);
@@ -149,10 +197,16 @@ void GroupPregrouped(const XPlaneVisitor& host, XSpaceStepGroups* out) {
         }
       }
     }
+    out->host_event_group[li] = LineEventGroups(groups);
   }
 }
 
 }  // namespace
+
+LineEventGroups::LineEventGroups(const std::vector<int32_t>& group_of_event) {
+  for (int32_t group : group_of_event) Append(group);
+  runs_.shrink_to_fit();
+}
 
 bool IsXSpaceGrouped(const xplane::XSpaceData& space) {
   const xplane::StringPool& pool = space.strings;
@@ -181,26 +235,28 @@ XSpaceStepGroups GroupXSpaceSteps(const xplane::XSpaceData& space,
   out.pregrouped = IsXSpaceGrouped(space);
   if (host_plane == nullptr) return out;
   const XPlaneVisitor& host = *host_plane;
-  out.host_event_group.resize(host.num_lines());
   if (out.pregrouped) {
     GroupPregrouped(host, &out);
     out.group_by_correlation_id.Finish();
     return out;
   }
 
-  // Pass 1: parents by nesting, roots, launch events.
+  // Pass 1: roots, launch events.
   const std::vector<uint8_t> read_stat = ReadStatMetadata(host);
-  std::vector<std::vector<int32_t>> parents(host.num_lines());
   std::vector<RootRef> roots;
   // Launches go into the index at once, their groups set in pass 3; this
-  // holds where each is (line << 32 | event).
-  std::vector<uint64_t> launch_events;
+  // marks which events they are, a bit per event of each line.
+  std::vector<std::vector<uint64_t>> is_launch(host.num_lines());
+  {
+    size_t num_events = 0;  // At most one launch per event.
+    for (size_t li = 0; li < host.num_lines(); ++li) num_events += host.line(li).num_events();
+    out.group_by_correlation_id.Reserve(num_events);
+  }
   std::vector<OpenEvent> stack;
   for (size_t li = 0; li < host.num_lines(); ++li) {
     XLineVisitor line = host.line(li);
     const size_t n = line.num_events();
-    parents[li].assign(n, -1);
-    out.host_event_group[li].assign(n, -1);
+    is_launch[li].assign((n + 63) / 64, 0);
     stack.clear();
     for (size_t ei = 0; ei < n; ++ei) {
       XEventVisitor event = line.event(ei);
@@ -211,11 +267,7 @@ XSpaceStepGroups GroupXSpaceSteps(const xplane::XSpaceData& space,
              !(stack.back().begin_ps <= begin && end <= stack.back().end_ps)) {
         stack.pop_back();
       }
-      uint32_t parent_mask = 0;
-      if (!stack.empty()) {
-        parents[li][ei] = static_cast<int32_t>(stack.back().index);
-        parent_mask = stack.back().root_levels_mask;
-      }
+      const uint32_t parent_mask = stack.empty() ? 0 : stack.back().root_levels_mask;
       HostEventStats s = ReadHostEventStats(event, read_stat);
       uint32_t mask = parent_mask;
       if (s.root_level > 0) {
@@ -227,7 +279,7 @@ XSpaceStepGroups GroupXSpaceSteps(const xplane::XSpaceData& space,
       }
       if (s.has_correlation_id && event.host_event_type() == HostEventType::kUnknown) {
         out.group_by_correlation_id.Add(s.correlation_id, -1);
-        launch_events.push_back(static_cast<uint64_t>(li) << 32 | ei);
+        is_launch[li][ei / 64] |= uint64_t{1} << (ei % 64);
       }
       OpenEvent& open = stack.emplace_back();  // In place: see OpenEvent.
       open.index = static_cast<uint32_t>(ei);
@@ -237,24 +289,47 @@ XSpaceStepGroups GroupXSpaceSteps(const xplane::XSpaceData& space,
     }
   }
 
-  // Pass 2: groups, in the plugin's root order.
+  // Pass 2: groups, in the plugin's root order. The group of each event is
+  // run-length encoded into `out` at the end.
+  EventGroupTable event_group(host, roots.size());
   std::stable_sort(roots.begin(), roots.end(), [](const RootRef& a, const RootRef& b) {
     if (a.level != b.level) return a.level > b.level;
     return a.begin_ps < b.begin_ps;
   });
+  std::vector<OpenEvent> open_in_root;
   for (const RootRef& root : roots) {
-    std::vector<int32_t>& groups = out.host_event_group[root.line];
-    if (groups[root.event] >= 0 || root.nested_in_same_level_root) continue;
+    const size_t li = root.line;
+    if (event_group.Get(li, root.event) >= 0 || root.nested_in_same_level_root) continue;
     const int32_t gid = static_cast<int32_t>(out.groups.size());
-    groups[root.event] = gid;
+    event_group.Set(li, root.event, gid);
     // Descendants follow the root in begin order and start before its end.
-    const std::vector<int32_t>& parent = parents[root.line];
+    // An event's parent is found again as in pass 1, by nesting; the stack
+    // starts at the root: the innermost event around an event inside the
+    // root is the root or comes after it (events before it that contain
+    // the event contain the root too).
     XLineVisitor line = host.line(root.line);
+    open_in_root.clear();
+    OpenEvent& top = open_in_root.emplace_back();
+    top.index = root.event;
+    top.begin_ps = root.begin_ps;
+    top.end_ps = root.end_ps;
     for (size_t j = root.event + 1; j < line.num_events(); ++j) {
       XEventVisitor event = line.event(j);
-      if (event.is_aggregate() || event.begin_ps() >= root.end_ps) break;
-      int32_t p = parent[j];
-      if (groups[j] < 0 && p >= 0 && groups[p] == gid) groups[j] = gid;
+      const int64_t begin = event.begin_ps();
+      if (event.is_aggregate() || begin >= root.end_ps) break;
+      const int64_t end = begin + event.duration_ps();
+      while (!open_in_root.empty() && !(open_in_root.back().begin_ps <= begin &&
+                                        end <= open_in_root.back().end_ps)) {
+        open_in_root.pop_back();
+      }
+      if (!open_in_root.empty() && event_group.Get(li, open_in_root.back().index) == gid &&
+          event_group.Get(li, j) < 0) {
+        event_group.Set(li, j, gid);
+      }
+      OpenEvent& open = open_in_root.emplace_back();  // In place: see OpenEvent.
+      open.index = static_cast<uint32_t>(j);
+      open.begin_ps = begin;
+      open.end_ps = end;
     }
     StepGroup g;
     g.group_id = gid;
@@ -268,14 +343,22 @@ XSpaceStepGroups GroupXSpaceSteps(const xplane::XSpaceData& space,
     out.groups.push_back(std::move(g));
   }
 
-  parents = {};  // Free before the launch index is built.
-
-  // Pass 3: launch -> device links (the last launch with an id wins).
-  for (size_t i = 0; i < launch_events.size(); ++i) {
-    const uint64_t at = launch_events[i];
-    out.group_by_correlation_id.SetGroup(i, out.host_event_group[at >> 32][at & 0xffffffffu]);
+  // Pass 3: launch -> device links (the last launch with an id wins), in
+  // the order of pass 1.
+  size_t launch = 0;
+  for (size_t li = 0; li < is_launch.size(); ++li) {
+    for (size_t w = 0; w < is_launch[li].size(); ++w) {
+      for (uint64_t bits = is_launch[li][w]; bits != 0; bits &= bits - 1) {
+        const size_t ei = w * 64 + static_cast<size_t>(__builtin_ctzll(bits));
+        out.group_by_correlation_id.SetGroup(launch++, event_group.Get(li, ei));
+      }
+    }
   }
-  launch_events = {};
+  is_launch = {};
+  out.host_event_group.reserve(host.num_lines());
+  for (size_t li = 0; li < host.num_lines(); ++li) {
+    out.host_event_group.push_back(event_group.TakeLine(li));
+  }
   out.group_by_correlation_id.Finish();
   return out;
 }

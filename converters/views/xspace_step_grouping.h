@@ -46,12 +46,56 @@ struct StepGroup {
   int64_t host_end_ps = 0;
 };
 
+// The dense group index of each event of one host line (-1: none), run-length
+// encoded: a line's events are in time order and a step's events follow
+// each other, so a line of millions of events holds a few runs per step
+// (8 bytes each) instead of 4 bytes per event.
+class LineEventGroups {
+ public:
+  LineEventGroups() = default;
+  // From one group per event.
+  explicit LineEventGroups(const std::vector<int32_t>& group_of_event);
+
+  // Adds the next event of the line.
+  void Append(int32_t group) {
+    if (runs_.empty() || runs_.back().group != group) {
+      runs_.push_back({static_cast<uint32_t>(num_events_), group});
+    }
+    ++num_events_;
+  }
+
+  // Where the previous Find() ended: lookups at ascending indices (a walk
+  // over the line) take amortized constant time.
+  struct Cursor {
+    size_t run = 0;
+  };
+  // Group of event `event_index` (-1 also past the last event).
+  int32_t Find(size_t event_index, Cursor* cursor) const {
+    if (event_index >= num_events_) return -1;
+    size_t run = cursor->run < runs_.size() ? cursor->run : 0;
+    if (runs_[run].begin > event_index) run = 0;  // Looked up out of order.
+    while (run + 1 < runs_.size() && runs_[run + 1].begin <= event_index) ++run;
+    cursor->run = run;
+    return runs_[run].group;
+  }
+  size_t num_events() const { return num_events_; }
+  size_t num_runs() const { return runs_.size(); }
+
+ private:
+  struct Run {
+    uint32_t begin;  // First event of the run; runs_[0].begin == 0.
+    int32_t group;
+  };
+  std::vector<Run> runs_;
+  size_t num_events_ = 0;
+};
+
 struct XSpaceStepGroups {
   // Indexed by the dense group index used everywhere below.
   std::vector<StepGroup> groups;
-  // Dense group index of each event of the host plane, [line][event];
-  // -1 = not in any group. Empty when there is no /host:CPU plane.
-  std::vector<std::vector<int32_t>> host_event_group;
+  // The groups of the events of the host plane, per line. Empty when there
+  // is no /host:CPU plane.
+  std::vector<LineEventGroups> host_event_group;
   // True when the file carried `group_id` stats and grouping was skipped.
   bool pregrouped = false;
 
@@ -75,7 +119,8 @@ bool IsXSpaceGrouped(const xplane::XSpaceData& space);
 
 // Groups the events of `host_plane` (the /host:CPU plane, may be null).
 // Never fails: events it cannot place stay ungrouped. Runs in O(events)
-// plus sorting the roots.
+// plus sorting the roots (events inside roots of several levels are visited
+// once per level); holds 4 bytes per host event while it runs.
 XSpaceStepGroups GroupXSpaceSteps(const xplane::XSpaceData& space,
                                   const xplane::XPlaneVisitor* host_plane);
 

@@ -308,11 +308,22 @@ class RootSpanIndex {
   std::vector<Span> spans_;
 };
 
+// The span that covers an open host event and its descendants: the
+// innermost span added for it or an ancestor (cover_group < 0: none). A
+// descendant's span of the same group that lies strictly inside it and has
+// no higher type changes no step's breakdown (at every instant of it, the
+// cover is open and wins over it; its boundaries only split pieces of the
+// cover's winner in two), so it is not added: in PyTorch traces, most
+// nested ops. This halves the spans held on a training trace.
 struct OpenHostEvent {
   int64_t begin_ps;
   int64_t end_ps;
   int64_t children_ps;
   bool in_input_stage;   // This event or an ancestor is an input stage.
+  EventType cover_type;
+  int32_t cover_group;
+  int64_t cover_begin_ps;
+  int64_t cover_end_ps;
   absl::string_view input_op_name;  // Non-empty: an input op.
   absl::string_view input_category;
 };
@@ -335,8 +346,9 @@ void ProcessHostPlane(const XPlaneVisitor& plane, const XSpaceStepGroups& groups
   for (size_t li = 0; li < plane.num_lines(); ++li) {
     XLineVisitor line = plane.line(li);
     if (IsDerivedLine(line.id(), line.name())) continue;
-    const std::vector<int32_t>* line_groups =
+    const LineEventGroups* line_groups =
         li < groups.host_event_group.size() ? &groups.host_event_group[li] : nullptr;
+    LineEventGroups::Cursor group_cursor;
     RootSpanIndex::Cursor root_cursor;
     for (size_t ei = 0; ei < line.num_events(); ++ei) {
       XEventVisitor event = line.event(ei);
@@ -353,11 +365,20 @@ void ProcessHostPlane(const XPlaneVisitor& plane, const XSpaceStepGroups& groups
       if (!stack.empty()) stack.back().children_ps += end - begin;
       // Built in place: a copy of a struct just written stalls on the
       // partial stores (store forwarding fails).
+      const OpenHostEvent* parent = stack.empty() ? nullptr : &stack.back();
+      const int32_t parent_cover_group = parent != nullptr ? parent->cover_group : -1;
+      const EventType parent_cover_type = parent != nullptr ? parent->cover_type : kUnknownTime;
+      const int64_t parent_cover_begin = parent != nullptr ? parent->cover_begin_ps : 0;
+      const int64_t parent_cover_end = parent != nullptr ? parent->cover_end_ps : 0;
       OpenHostEvent& open = stack.emplace_back();
       open.begin_ps = begin;
       open.end_ps = end;
       open.children_ps = 0;
       open.in_input_stage = parent_in_stage || is_stage;
+      open.cover_type = parent_cover_type;
+      open.cover_group = parent_cover_group;
+      open.cover_begin_ps = parent_cover_begin;
+      open.cover_end_ps = parent_cover_end;
       if (is_stage) {
         open.input_op_name = s.ipl_stage_name;
         open.input_category = InputCategoryOfStage(s.ipl_stage_category);
@@ -367,7 +388,7 @@ void ProcessHostPlane(const XPlaneVisitor& plane, const XSpaceStepGroups& groups
       }
 
       if (!collect_spans || s.is_root || s.has_step_name || !kind.real_compute) continue;
-      int32_t group = line_groups != nullptr && ei < line_groups->size() ? (*line_groups)[ei] : -1;
+      int32_t group = line_groups != nullptr ? line_groups->Find(ei, &group_cursor) : -1;
       if (group < 0 && mode == StepWindowMode::kWithHost) {
         group = root_spans.Find(begin, &root_cursor);
       }
@@ -401,7 +422,15 @@ void ProcessHostPlane(const XPlaneVisitor& plane, const XSpaceStepGroups& groups
           type = kHostWaitInput;
         }
       }
+      if (parent_cover_group == group && type <= parent_cover_type &&
+          parent_cover_begin < clipped_begin && clipped_end < parent_cover_end) {
+        continue;  // Covered: see OpenHostEvent.
+      }
       steps->AddHostEvent(group, {clipped_begin, clipped_end, type});
+      open.cover_type = type;
+      open.cover_group = group;
+      open.cover_begin_ps = clipped_begin;
+      open.cover_end_ps = clipped_end;
     }
     while (!stack.empty()) pop();
   }

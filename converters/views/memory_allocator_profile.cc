@@ -73,26 +73,30 @@ MemoryActivityMetadata SpecialAllocation(int64_t bytes, absl::string_view op,
 
 // Fills active_allocations, special_allocations and memory_profile_snapshots.
 // `peak` holds the stats of snaps[peak_index].
-// `peak_step`: the step id of the last snapshot (in time order) whose
-// in_use equals the peak's.
+// `peak_step`: the step (index into context.step_ids) of the last snapshot
+// (in time order) whose in_use equals the peak's.
 void AddActiveAllocations(const TimeOrderedSnaps& snaps, const SnapContext& context,
-                          size_t peak_index, const MemoryEventStats& peak, int64_t peak_step,
+                          size_t peak_index, const MemoryEventStats& peak, uint32_t peak_step,
                           PerAllocatorMemoryProfile* out) {
   const Snap& peak_snap = snaps[peak_index];
 
   // Allocations of the peak step still live at the peak time.
   int64_t unmapped_bytes = peak.heap_bytes;
   int64_t unmatched_dealloc_bytes = 0;
-  absl::flat_hash_map<uint64_t, size_t> live;  // address -> snap index
+  absl::flat_hash_map<uint32_t, size_t> live;  // Address index -> snap index.
   for (size_t i = 0; i < snaps.size() && snaps[i].time_ps <= peak_snap.time_ps; ++i) {
     const Snap& s = snaps[i];
-    if (s.step_id != peak_step) continue;
+    if (s.step != peak_step) continue;
+    // Not in the Snap: read again from the event (for the peak step's
+    // events only, but in a trace without steps these are all before the
+    // peak).
+    const int64_t allocation_bytes = context.AllocationBytesOf(snaps.order[i]);
     if (s.is_allocation) {
       live[s.address] = i;
-      unmapped_bytes -= s.allocation_bytes;
+      unmapped_bytes -= allocation_bytes;
     } else {
-      if (live.erase(s.address) == 0) unmatched_dealloc_bytes += s.allocation_bytes;
-      unmapped_bytes += s.allocation_bytes;
+      if (live.erase(s.address) == 0) unmatched_dealloc_bytes += allocation_bytes;
+      unmapped_bytes += allocation_bytes;
     }
   }
   unmapped_bytes -= unmatched_dealloc_bytes;
@@ -107,7 +111,7 @@ void AddActiveAllocations(const TimeOrderedSnaps& snaps, const SnapContext& cont
   }
   auto add_special = [&](int64_t bytes, absl::string_view op, absl::string_view region) {
     MemoryActivityMetadata* special = out->add_special_allocations();
-    *special = SpecialAllocation(bytes, op, region, peak_step);
+    *special = SpecialAllocation(bytes, op, region, context.step_ids->Get(peak_step));
     rows.emplace_back(-static_cast<int64_t>(out->special_allocations_size()), *special);
   };
   if (unmapped_bytes > 0) {
@@ -156,21 +160,24 @@ void BuildAllocatorProfile(Snap* all_snaps, absl::Span<uint32_t> order,
   //  * the peak step: the step of the last event whose in_use is the peak's.
   int64_t last_valid_step = -1;
   StepFinder::Cursor cursor;
-  absl::flat_hash_map<uint64_t, size_t> allocation_at;
+  StepIds& step_ids = *context.step_ids;
+  absl::flat_hash_map<uint32_t, size_t> allocation_at;  // Address index -> snap index.
   size_t peak_index = 0;
-  int64_t peak_step = 0;
+  uint32_t peak_step = step_ids.Intern(0);
   for (size_t i = 0; i < snaps.size(); ++i) {
     Snap& s = snaps[i];
-    if (s.step_id == kInvalidStepId) {
-      s.step_id = steps.StepAt(context.BeginPs(snaps.order[i], s), &cursor);
+    int64_t step_id = step_ids.Get(s.step);
+    if (step_id == kInvalidStepId) {
+      step_id = steps.StepAt(context.BeginPs(snaps.order[i], s), &cursor);
     }
-    if (s.step_id == kInvalidStepId) {
-      s.step_id = last_valid_step + 1;
+    if (step_id == kInvalidStepId) {
+      step_id = last_valid_step + 1;
     } else {
-      last_valid_step = s.step_id;
+      last_valid_step = step_id;
     }
+    s.step = step_ids.Intern(step_id);
     if (snaps.order[i] == summary_in.peak_snap) peak_index = i;
-    if (s.in_use == summary_in.peak_snap_in_use) peak_step = s.step_id;
+    if (s.in_use == summary_in.peak_snap_in_use) peak_step = s.step;
     if (!s.is_allocation) {
       auto it = allocation_at.find(s.address);
       if (it == allocation_at.end()) continue;

@@ -89,4 +89,12 @@ void ReadMemoryEvent(const xplane::XEventVisitor& event, DataTypeNames* data_typ
   }
 }
 
+int64_t AllocationBytesOf(const xplane::XEventVisitor& event) {
+  int64_t bytes = 0;
+  event.ForEachStat([&](const xplane::XStatVisitor& stat) {
+    if (stat.type() == xplane::StatType::kAllocationBytes) bytes = stat.IntOrUintValue();
+  });
+  return bytes;
+}
+
 }  // namespace tbprof::views::memory_profile

@@ -55,6 +55,10 @@ struct AllocatorStat {
   void MemoryId(std::string* id) const;
 };
 
+// The allocation_bytes of one memory event, as ReadMemoryEvent() reads it,
+// without reading its other stats.
+int64_t AllocationBytesOf(const xplane::XEventVisitor& event);
+
 // Reads the stats of one MemoryAllocation/MemoryDeallocation event into
 // `stats` and, when `allocator` is not null, its allocator stat into it.
 void ReadMemoryEvent(const xplane::XEventVisitor& event, DataTypeNames* data_types,

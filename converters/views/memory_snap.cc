@@ -29,7 +29,7 @@ void FillSnapshot(uint32_t snap, const Snap& s, const SnapContext& context,
   meta->set_address(stats.address);
   const SnapTexts& t = (*context.texts)[s.texts];
   meta->set_tf_op_name(std::string(t.tf_op));
-  meta->set_step_id(s.step_id);
+  meta->set_step_id(context.step_ids->Get(s.step));
   meta->set_region_type(std::string(t.region_type));
   meta->set_data_type(std::string(t.data_type));
   meta->set_tensor_shape(std::string(t.tensor_shape));

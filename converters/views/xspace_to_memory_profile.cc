@@ -23,6 +23,7 @@
 
 namespace tbprof::views {
 
+using memory_profile::AddressIds;
 using memory_profile::AllocatorStat;
 using memory_profile::AllocatorSummary;
 using memory_profile::BuildAllocatorProfile;
@@ -35,6 +36,7 @@ using memory_profile::Snap;
 using memory_profile::SnapContext;
 using memory_profile::SnapTextTable;
 using memory_profile::StepFinder;
+using memory_profile::StepIds;
 using memory_profile::StepRoot;
 using tensorflow::profiler::MemoryProfile;
 using tensorflow::profiler::PerAllocatorMemoryProfile;
@@ -127,7 +129,9 @@ MemoryProfile ConvertXSpaceToMemoryProfile(const xplane::XSpaceData& space,
   std::vector<AllocatorSummary> summaries;  // Per allocator.
   SnapTextTable texts;
   DataTypeNames data_types;
-  SnapContext context{&plane, &texts, &data_types, {}, {}, {}};
+  StepIds step_ids(kInvalidStepId);
+  AddressIds addresses(0);
+  SnapContext context{&plane, &texts, &data_types, &step_ids, &addresses, {}, {}, {}};
   context.line_begin_ps.reserve(plane.num_lines());
   context.memory_events = std::move(memory_events);
   context.line_memory_end = std::move(line_memory_end);
@@ -158,9 +162,8 @@ MemoryProfile ConvertXSpaceToMemoryProfile(const xplane::XSpaceData& space,
       Snap& snap = all_snaps.emplace_back();
       snap.time_ps = event.offset_ps();
       snap.in_use = stats.in_use();
-      snap.step_id = stats.group_id;
-      snap.address = stats.address;
-      snap.allocation_bytes = stats.allocation_bytes;
+      snap.step = step_ids.Intern(stats.group_id);
+      snap.address = addresses.Intern(stats.address);
       snap.texts = texts.Intern(stats.texts);
       snap.allocator = last_allocator;
       snap.is_allocation = event.host_event_type() == xplane::HostEventType::kMemoryAllocation;

@@ -1,7 +1,9 @@
 #include "converters/views/op_tree.h"
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <utility>
 #include <vector>
 
@@ -91,7 +93,8 @@ class TreeBuilder {
   }
 
   void AddHostPlane(const xplane::Plane* raw) {
-    const xplane::XPlaneVisitor plane(&space_, raw, base_ns_);
+    tree_.host_plane = std::make_shared<const xplane::XPlaneVisitor>(&space_, raw, base_ns_);
+    const xplane::XPlaneVisitor& plane = *tree_.host_plane;
     const std::vector<StatRole> roles = StatRoles(plane);
     const StatTexts texts(plane);
     const std::vector<uint8_t> name_flags = HostNameFlags(plane);
@@ -116,7 +119,7 @@ class TreeBuilder {
         python_lines.try_emplace(thread, &raw->lines[l]);
         continue;
       }
-      AddThreadLine(line, roles, texts, name_flags);
+      AddThreadLine(line, l, roles, texts, name_flags);
     }
     launches_.Seal();
     for (OpThread& thread : tree_.threads) {
@@ -137,24 +140,34 @@ class TreeBuilder {
     return tree_.ops_from_tf_op ? IsTfOpRuleOp(info, flags) : IsHostRuleOp(e, info, flags);
   }
 
-  void AddThreadLine(const xplane::XLineVisitor& line, const std::vector<StatRole>& roles,
-                     const StatTexts& texts, const std::vector<uint8_t>& name_flags) {
+  // `line` is the host plane's line `line_index`.
+  void AddThreadLine(const xplane::XLineVisitor& line, size_t line_index,
+                     const std::vector<StatRole>& roles, const StatTexts& texts,
+                     const std::vector<uint8_t>& name_flags) {
     OpThread& t = tree_.threads.emplace_back();
     t.name = line.name();
+    t.line = &tree_.host_plane->raw().lines[line_index];
     t.first_op = static_cast<int32_t>(tree_.ops.size());
-    std::vector<int32_t> stack;
+    // The open op calls, innermost last, with their times (the calls hold
+    // none).
+    struct Open {
+      int32_t op;
+      int64_t begin_ps, end_ps;
+    };
+    std::vector<Open> stack;
     const NestingOrder order(line);
     for (size_t k = 0; k < order.size(); ++k) {
-      const xplane::XEventVisitor e = line.event(order[k]);
+      const uint32_t event = order[k];
+      const xplane::XEventVisitor e = line.event(event);
       if (e.is_aggregate()) continue;
       const int64_t begin = e.begin_ps(), end = e.end_ps();
       while (!stack.empty()) {
-        const OpCall& top = tree_.ops[stack.back()];
-        if (begin >= top.begin_ps && end <= top.begin_ps + top.duration_ps) break;
+        const Open& top = stack.back();
+        if (begin >= top.begin_ps && end <= top.end_ps) break;
         stack.pop_back();
       }
       const HostEventInfo info = ReadHostEvent(e, roles, texts);
-      const int32_t enclosing = stack.empty() ? kNoOp : stack.back();
+      const int32_t enclosing = stack.empty() ? kNoOp : stack.back().op;
       if (info.has_correlation) {
         launches_.Add(info.correlation, enclosing);
         // Its device time can only go to `enclosing` or a caller: count
@@ -172,13 +185,12 @@ class TreeBuilder {
       int32_t& name = host_name_of_metadata_[e.metadata_index()];
       if (name == kNoOp) name = NameIndex(e.name());
       op.name = name;
+      op.event = event;
       op.parent = enclosing;
-      op.begin_ps = begin;
-      op.duration_ps = e.duration_ps();
       op.inputs = InputsIndex(info);
       if (!info.input_dims.empty()) ++tree_.ops_with_input_dims;
       if (!info.call_stack.empty()) ++tree_.ops_with_call_stack;
-      stack.push_back(static_cast<int32_t>(tree_.ops.size()));
+      stack.push_back({static_cast<int32_t>(tree_.ops.size()), begin, end});
       tree_.ops.push_back(op);
     }
     t.end_op = static_cast<int32_t>(tree_.ops.size());
@@ -378,6 +390,14 @@ int64_t OpTree::UnattributedPs() const {
   int64_t sum = 0;
   for (int64_t ps : unattributed_ps) sum += ps;
   return sum;
+}
+
+const OpThread& OpTree::ThreadOf(int32_t op) const {
+  // The first thread whose range ends after `op`: the ranges follow each
+  // other, so it begins at or before `op`.
+  auto it = std::upper_bound(threads.begin(), threads.end(), op,
+                             [](int32_t o, const OpThread& t) { return o < t.end_op; });
+  return *it;
 }
 
 OpTree BuildOpTree(const xplane::XSpaceData& space) { return TreeBuilder(space).Build(); }

@@ -38,17 +38,20 @@
 //   sum of all device self time + unattributed time == all device time
 // exactly, in integer picoseconds.
 //
-// Strings and the Line pointers view `space`, which must outlive the tree.
+// Strings, the Line pointers and the host plane visitor view `space`, which
+// must outlive the tree and stay unmodified.
 #ifndef TBPROF_CONVERTERS_VIEWS_OP_TREE_H_
 #define TBPROF_CONVERTERS_VIEWS_OP_TREE_H_
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "absl/strings/string_view.h"
 #include "converters/views/gpu_peak_flops.h"
 #include "src/xplane/xspace_data.h"
+#include "src/xplane/xspace_visitor.h"
 
 namespace tbprof::views {
 
@@ -76,20 +79,23 @@ struct OpInputsText {
   absl::string_view input_dims, input_types, concrete_inputs, call_stack;
 };
 
-// 32 bytes: a host trace holds millions of op calls. Its host self time is
-// its duration minus those of the calls whose parent it is (not stored: the
-// views sum it per row).
+// 20 bytes: a host trace holds millions of op calls. Its time is that of
+// its host event, read back through OpTree::BeginPs/DurationPs/EventOf
+// (not copied: 16 bytes per call). Its host self time is its duration minus
+// those of the calls whose parent it is (not stored: the views sum it per
+// row).
 struct OpCall {
+  // Index of its host event among the events of its thread's line
+  // (OpThread::line), in the line's own event order.
+  uint32_t event = 0;
   int32_t name = 0;     // Index into OpTree::names.
   int32_t parent = -1;  // Enclosing op call, -1 at the top.
-  int64_t begin_ps = 0;
-  int64_t duration_ps = 0;
   uint32_t inputs = 0;  // Index into OpTree::inputs; 0: nothing recorded.
   // Index into OpTree::device_sums; -1 when no device time is attributed
   // to the call or to any call inside it.
   int32_t device = -1;
 };
-static_assert(sizeof(OpCall) == 32, "OpCall must stay compact");
+static_assert(sizeof(OpCall) == 20, "OpCall must stay compact");
 
 // The device time of an op call (OpTree::DeviceOf).
 struct OpDeviceTime {
@@ -146,7 +152,12 @@ struct PythonEvent {
 
 struct OpThread {
   absl::string_view name;  // Of the host line.
-  int32_t first_op = 0;    // Its calls are ops[first_op, end_op), by begin time.
+  // The host line, whose events OpCall::event indexes (null only in trees
+  // not made by BuildOpTree, whose calls have no times).
+  const xplane::Line* line = nullptr;
+  // Its calls are ops[first_op, end_op), by begin time; the threads' ranges
+  // follow each other: threads[t + 1].first_op == threads[t].end_op.
+  int32_t first_op = 0;
   int32_t end_op = 0;
   std::vector<PythonEvent> python;  // Its Python line, by (begin, longest first).
 };
@@ -179,6 +190,31 @@ struct OpTree {
   int64_t ops_with_call_stack = 0;
   int64_t python_events = 0;
 
+  // The host plane (OpThread::line), through which the calls' times are
+  // read; null when the space has none. Shared: the tree may be moved or
+  // copied, and the line visitors point to it.
+  std::shared_ptr<const xplane::XPlaneVisitor> host_plane;
+
+  // The host line of `thread` (which has one: see OpThread::line).
+  xplane::XLineVisitor HostLine(const OpThread& thread) const {
+    return xplane::XLineVisitor(host_plane.get(), thread.line);
+  }
+  // The host event of `call`, a call of `thread`.
+  xplane::XEventVisitor EventOf(const OpThread& thread, const OpCall& call) const {
+    return HostLine(thread).event(call.event);
+  }
+  // The call's begin, in ps from the space's base (XEventVisitor::begin_ps).
+  int64_t BeginPs(const OpThread& thread, const OpCall& call) const {
+    return EventOf(thread, call).begin_ps();
+  }
+  // The call's host time, in ps (XEventVisitor::duration_ps).
+  int64_t DurationPs(const OpThread& thread, const OpCall& call) const {
+    return EventOf(thread, call).duration_ps();
+  }
+  // The thread whose range holds ops[op] (0 <= op < ops.size()): a binary
+  // search over the threads.
+  const OpThread& ThreadOf(int32_t op) const;
+
   const OpInputsText& InputsOf(const OpCall& call) const { return inputs[call.inputs]; }
   // The call's device time; all zero (gpu -1) when it has none.
   OpDeviceTime DeviceOf(const OpCall& call) const {
@@ -204,8 +240,12 @@ struct OpTree {
 // sort per line not already in nesting order, one of the launches when they
 // are not in a few runs of rising correlation ids), else in O(events) plus
 // O(device events x log of how far a line's consecutive correlation ids lie
-// apart among the launches); beyond the tree it holds the launches (12
-// bytes each) while it runs.
+// apart among the launches). Memory: the tree holds 20 bytes per op call
+// (its time stays in its event: `space` must outlive the tree), 24 per call
+// with device time (OpDeviceSums; 16 more with Tensor Core kernels), and
+// the texts' tables; `ops` is reserved to one call per host event of the
+// thread lines, of which only the pages written cost memory. Beyond the
+// tree it holds the launches (12 bytes each) while it runs.
 OpTree BuildOpTree(const xplane::XSpaceData& space);
 
 // For each op call of `thread` in begin order, calls fn(op_index, frames)
@@ -221,8 +261,10 @@ void ForEachOpWithPythonContext(const OpTree& tree, const OpThread& thread, Fn&&
   std::vector<int32_t> stack;
   size_t next = 0;
   const std::vector<PythonEvent>& py = thread.python;
+  if (thread.first_op == thread.end_op) return;
+  const xplane::XLineVisitor line = tree.HostLine(thread);
   for (int32_t i = thread.first_op; i < thread.end_op; ++i) {
-    const int64_t t = tree.ops[i].begin_ps;
+    const int64_t t = line.event(tree.ops[i].event).begin_ps();
     while (next < py.size() && py[next].begin_ps <= t) {
       const PythonEvent& e = py[next];
       while (!stack.empty() && !(py[stack.back()].begin_ps <= e.begin_ps &&

@@ -1,5 +1,6 @@
 #include "converters/views/op_tree.h"
 
+#include <algorithm>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -22,11 +23,19 @@ const OpCall* Call(const OpTree& tree, absl::string_view name) {
   return nullptr;
 }
 
+// The host time of a call of `tree` (found by its index).
+int64_t DurationPs(const OpTree& tree, const OpCall* call) {
+  return tree.DurationPs(tree.ThreadOf(static_cast<int32_t>(call - tree.ops.data())), *call);
+}
+int64_t BeginPs(const OpTree& tree, const OpCall* call) {
+  return tree.BeginPs(tree.ThreadOf(static_cast<int32_t>(call - tree.ops.data())), *call);
+}
+
 // Host self time is not stored: the durations of the calls directly inside.
 int64_t ChildOpsPs(const OpTree& tree, const OpCall* call) {
   int64_t sum = 0;
   for (const OpCall& c : tree.ops) {
-    if (c.parent >= 0 && &tree.ops[c.parent] == call) sum += c.duration_ps;
+    if (c.parent >= 0 && &tree.ops[c.parent] == call) sum += DurationPs(tree, &c);
   }
   return sum;
 }
@@ -58,7 +67,7 @@ TEST(OpTreeTest, HostTreeAndDeviceAttribution) {
   EXPECT_EQ(&tree.ops[addmm->parent], linear);
   EXPECT_EQ(&tree.ops[relu->parent], block);
   // linear [10, 300) with t (8 us) and addmm (250 us) inside.
-  EXPECT_EQ(linear->duration_ps, 290 * kUs);
+  EXPECT_EQ(DurationPs(tree, linear), 290 * kUs);
   EXPECT_EQ(ChildOpsPs(tree, linear), 258 * kUs);
   // addmm launched 100 + 10 us; linear has it in its total only.
   EXPECT_EQ(tree.DeviceOf(*addmm).self_ps, 110 * kUs);
@@ -147,6 +156,74 @@ TEST(OpTreeTest, TfOpNameWinsOverInnermostCall) {
   EXPECT_EQ(Name(tree, "aten::other")->by_name_ps, 40);
   // By-name time is in no caller's total.
   EXPECT_EQ(tree.DeviceOf(*mm).total_ps, 30);
+}
+
+TEST(OpTreeTest, CallsReadTheirTimesFromTheirEvents) {
+  // Line 1 out of nesting order (reversed after Finish: the launch, inner,
+  // outer), line 2 without ops, line 3 at a later timestamp: each call
+  // names its event by its index in the line, and its time is the event's,
+  // in ps from the space's base.
+  testing::StepSpaceBuilder b;
+  b.HostEvent(1, "outer", 10, 100);
+  b.HostEvent(1, "inner", 20, 30);
+  b.Launch(1, 25, 5, 1);
+  b.HostEvent(2, "zero", 5, 0);  // No op: it lasts 0 ps.
+  b.Host()->GetOrCreateLine(3)->SetTimestampNs(7);
+  b.HostEvent(3, "late", 40, 2);
+  xplane::XSpaceData& space = b.Finish();
+  xplane::Plane* host = nullptr;
+  for (xplane::Plane& plane : space.planes) {
+    if (space.strings.Get(plane.name) == xplane::kHostThreadsPlaneName) host = &plane;
+  }
+  ASSERT_NE(host, nullptr);
+  ASSERT_EQ(host->lines[0].id, 1);
+  ASSERT_EQ(host->lines[0].events.size(), 3u);
+  {
+    // Reversed with their stats, keeping Line's invariant (each event's
+    // stats follow the previous event's).
+    xplane::Line& line = host->lines[0];
+    std::vector<std::vector<xplane::Stat>> stats_of_event;
+    for (size_t i = 0; i < line.events.size(); ++i) {
+      const absl::Span<const xplane::Stat> stats = line.event_stats(i);
+      stats_of_event.emplace_back(stats.begin(), stats.end());
+    }
+    std::reverse(line.events.begin(), line.events.end());
+    std::reverse(stats_of_event.begin(), stats_of_event.end());
+    line.stats.clear();
+    for (size_t i = 0; i < line.events.size(); ++i) {
+      line.events[i].stats_begin = static_cast<uint32_t>(line.stats.size());
+      line.stats.insert(line.stats.end(), stats_of_event[i].begin(), stats_of_event[i].end());
+    }
+  }
+  const OpTree tree = BuildOpTree(space);
+  ASSERT_EQ(tree.ops.size(), 3u);
+  ASSERT_EQ(tree.threads.size(), 3u);
+  const OpCall* outer = Call(tree, "outer");
+  const OpCall* inner = Call(tree, "inner");
+  const OpCall* late = Call(tree, "late");
+  ASSERT_NE(outer, nullptr);
+  ASSERT_NE(inner, nullptr);
+  ASSERT_NE(late, nullptr);
+  EXPECT_EQ(outer, &tree.ops[0]);  // A parent comes before its children.
+  EXPECT_EQ(&tree.ops[inner->parent], outer);
+  EXPECT_EQ(outer->event, 2u);
+  EXPECT_EQ(inner->event, 1u);
+  EXPECT_EQ(late->event, 0u);
+  EXPECT_EQ(BeginPs(tree, outer), 10);
+  EXPECT_EQ(DurationPs(tree, outer), 100);
+  EXPECT_EQ(BeginPs(tree, inner), 20);
+  EXPECT_EQ(DurationPs(tree, inner), 30);
+  EXPECT_EQ(tree.EventOf(tree.threads[0], *inner).name(), "inner");
+  EXPECT_EQ(BeginPs(tree, late), 7000 + 40);
+  EXPECT_EQ(DurationPs(tree, late), 2);
+  // ThreadOf skips the empty range of thread 2.
+  EXPECT_EQ(&tree.ThreadOf(0), &tree.threads[0]);
+  EXPECT_EQ(&tree.ThreadOf(1), &tree.threads[0]);
+  EXPECT_EQ(&tree.ThreadOf(2), &tree.threads[2]);
+  EXPECT_EQ(tree.threads[1].first_op, tree.threads[1].end_op);
+  // A copy reads the same times.
+  const OpTree copy = tree;
+  EXPECT_EQ(BeginPs(copy, &copy.ops[2]), 7000 + 40);
 }
 
 TEST(OpTreeTest, LaunchesInAnyOrderFirstLaunchOfAnIdWins) {

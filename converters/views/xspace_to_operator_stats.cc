@@ -17,6 +17,7 @@
 #include "converters/views/gemm_efficiency.h"
 #include "converters/views/module_tree.h"
 #include "converters/views/tensor_core.h"
+#include "src/xplane/xspace_visitor.h"
 
 namespace tbprof::views {
 namespace {
@@ -33,10 +34,11 @@ struct RowSums {
           device_self_ps = 0, device_self_events = 0, device_self_tc_ps = 0,
           device_total_tc_ps = 0;
 
-  void Add(const OpCall& c, const OpDeviceTime& d) {
+  // `duration_ps`: the call's host time (OpTree::DurationPs).
+  void Add(int64_t duration_ps, const OpDeviceTime& d) {
     ++calls;
-    host_total_ps += c.duration_ps;
-    host_self_ps += c.duration_ps;
+    host_total_ps += duration_ps;
+    host_self_ps += duration_ps;
     device_total_ps += d.total_ps;
     device_self_ps += d.self_ps;
     device_self_events += d.self_events;
@@ -93,9 +95,11 @@ class StackInterner {
   absl::flat_hash_map<absl::string_view, int32_t> index_;
 };
 
-// Calls fn(op_index, stack) for each op call with a call stack: its
+// Calls fn(line, op_index, stack) for each op call with a call stack: its
 // innermost `depth` frames joined by ";", interned in `texts` (stack is the
 // index): the call's `call_stack` stat, else the Python events around it.
+// `line` is the host line of the call's thread (OpTree::HostLine), which
+// holds its event.
 template <typename Fn>
 void ForEachOpCallStack(const OpTree& tree, int depth, std::deque<std::string>* texts, Fn&& fn) {
   StackInterner interner(texts);
@@ -117,10 +121,12 @@ void ForEachOpCallStack(const OpTree& tree, int depth, std::deque<std::string>* 
     return stack;
   };
   for (const OpThread& thread : tree.threads) {
+    if (thread.first_op == thread.end_op) continue;
+    const xplane::XLineVisitor line = tree.HostLine(thread);
     if (thread.python.empty()) {
       for (int32_t op = thread.first_op; op < thread.end_op; ++op) {
         const int32_t stack = recorded(tree.ops[op]);
-        if (stack >= 0) fn(op, stack);
+        if (stack >= 0) fn(line, op, stack);
       }
       continue;
     }
@@ -136,7 +142,7 @@ void ForEachOpCallStack(const OpTree& tree, int depth, std::deque<std::string>* 
         }
         stack = interner.Intern(absl::StrJoin(frames, ";"));
       }
-      if (stack >= 0) fn(op, stack);
+      if (stack >= 0) fn(line, op, stack);
     });
   }
 }
@@ -151,13 +157,14 @@ void AddCallStacks(const OpTree& tree, const OperatorStatsOptions& o,
                    const std::vector<OpRow*>& rows) {
   std::deque<std::string> texts;
   absl::flat_hash_map<std::pair<int32_t, int32_t>, StackStats> by_stack;
-  ForEachOpCallStack(tree, o.stack_depth, &texts, [&](int32_t op, int32_t stack) {
+  auto add = [&](const xplane::XLineVisitor& line, int32_t op, int32_t stack) {
     const OpCall& c = tree.ops[op];
     StackStats& s = by_stack[std::make_pair(c.name, stack)];
     ++s.calls;
-    s.host_total_ps += c.duration_ps;
+    s.host_total_ps += line.event(c.event).duration_ps();
     s.device_total_ps += tree.DeviceOf(c).total_ps;
-  });
+  };
+  ForEachOpCallStack(tree, o.stack_depth, &texts, add);
   absl::flat_hash_map<int32_t, std::vector<std::pair<absl::string_view, StackStats>>> per_name;
   for (const auto& [key, stats] : by_stack) {
     per_name[key.first].emplace_back(texts[key.second], stats);
@@ -280,33 +287,39 @@ void AddInputShapeRows(const OpTree& tree, const OperatorStatsOptions& o,
   absl::flat_hash_map<std::tuple<int32_t, absl::string_view, absl::string_view>, int32_t> index;
   std::vector<OpRow> by_shape;
   std::vector<RowSums> sums;
-  for (const OpCall& c : tree.ops) {
-    int32_t r = rows.Find(c);
-    if (r == ShapeRowIndex::kNew) {
-      // A new (name, inputs): its row, or a new one, by (name, shapes, types).
-      const OpInputsText& text = tree.InputsOf(c);
-      auto [it, inserted] = index.try_emplace(
-          std::make_tuple(c.name, text.input_dims, text.input_types),
-          static_cast<int32_t>(by_shape.size()));
-      r = it->second;
-      rows.Set(c, r);
-      if (inserted) {
-        OpRow& row = by_shape.emplace_back();
-        row.set_name(std::string(tree.names[c.name].name));
-        row.set_input_shapes(std::string(text.input_dims));
-        row.set_input_types(std::string(text.input_types));
-        row.set_tensor_core_eligible(row_of_name[c.name]->tensor_core_eligible());
-        sums.emplace_back();
+  for (const OpThread& thread : tree.threads) {
+    if (thread.first_op == thread.end_op) continue;
+    const xplane::XLineVisitor line = tree.HostLine(thread);
+    for (int32_t op = thread.first_op; op < thread.end_op; ++op) {
+      const OpCall& c = tree.ops[op];
+      const int64_t duration_ps = line.event(c.event).duration_ps();
+      int32_t r = rows.Find(c);
+      if (r == ShapeRowIndex::kNew) {
+        // A new (name, inputs): its row, or a new one, by (name, shapes, types).
+        const OpInputsText& text = tree.InputsOf(c);
+        auto [it, inserted] = index.try_emplace(
+            std::make_tuple(c.name, text.input_dims, text.input_types),
+            static_cast<int32_t>(by_shape.size()));
+        r = it->second;
+        rows.Set(c, r);
+        if (inserted) {
+          OpRow& row = by_shape.emplace_back();
+          row.set_name(std::string(tree.names[c.name].name));
+          row.set_input_shapes(std::string(text.input_dims));
+          row.set_input_types(std::string(text.input_types));
+          row.set_tensor_core_eligible(row_of_name[c.name]->tensor_core_eligible());
+          sums.emplace_back();
+        }
       }
-    }
-    const OpDeviceTime device = tree.DeviceOf(c);
-    sums[r].Add(c, device);
-    (*name_sums)[c.name].Add(c, device);
-    if (c.parent >= 0) {
-      const OpCall& parent = tree.ops[c.parent];
-      // The parent came first: its row is known.
-      sums[rows.Find(parent)].host_self_ps -= c.duration_ps;
-      (*name_sums)[parent.name].host_self_ps -= c.duration_ps;
+      const OpDeviceTime device = tree.DeviceOf(c);
+      sums[r].Add(duration_ps, device);
+      (*name_sums)[c.name].Add(duration_ps, device);
+      if (c.parent >= 0) {
+        const OpCall& parent = tree.ops[c.parent];
+        // The parent came first: its row is known.
+        sums[rows.Find(parent)].host_self_ps -= duration_ps;
+        (*name_sums)[parent.name].host_self_ps -= duration_ps;
+      }
     }
   }
   for (size_t i = 0; i < sums.size(); ++i) sums[i].AddTo(&by_shape[i]);
@@ -382,9 +395,15 @@ tbprof::OperatorStats OperatorStatsFromTree(const OpTree& tree, const OperatorSt
   if (out.has_input_shapes()) {
     AddInputShapeRows(tree, o, row_of_name, &name_sums, &out);
   } else {
-    for (const OpCall& c : tree.ops) {
-      name_sums[c.name].Add(c, tree.DeviceOf(c));
-      if (c.parent >= 0) name_sums[tree.ops[c.parent].name].host_self_ps -= c.duration_ps;
+    for (const OpThread& thread : tree.threads) {
+      if (thread.first_op == thread.end_op) continue;
+      const xplane::XLineVisitor line = tree.HostLine(thread);
+      for (int32_t op = thread.first_op; op < thread.end_op; ++op) {
+        const OpCall& c = tree.ops[op];
+        const int64_t duration_ps = line.event(c.event).duration_ps();
+        name_sums[c.name].Add(duration_ps, tree.DeviceOf(c));
+        if (c.parent >= 0) name_sums[tree.ops[c.parent].name].host_self_ps -= duration_ps;
+      }
     }
   }
   for (size_t n = 0; n < name_sums.size(); ++n) name_sums[n].AddTo(row_of_name[n]);

@@ -59,10 +59,20 @@ xplane::XSpaceData& BuildSpace(testing::StepSpaceBuilder* b) {
   return b->Finish();
 }
 
+// A new directory, removed with its contents when the test program exits.
 std::string MakeTempDir() {
+  struct Created {
+    std::vector<std::string> dirs;
+    ~Created() {
+      std::error_code ignored;
+      for (const std::string& dir : dirs) std::filesystem::remove_all(dir, ignored);
+    }
+  };
+  static Created created;
   std::string pattern = ::testing::TempDir() + "all_views_test_XXXXXX";
   char* dir = mkdtemp(pattern.data());
   EXPECT_NE(dir, nullptr);
+  if (dir != nullptr) created.dirs.push_back(pattern);
   return pattern;
 }
 

@@ -19,10 +19,19 @@ namespace {
 
 using ::testing::HasSubstr;
 
+// A path for a test file, removed when the test program exits.
 std::string TempPath(const std::string& name) {
+  struct Created {
+    std::vector<std::string> paths;
+    ~Created() {
+      for (const std::string& path : paths) std::remove(path.c_str());
+    }
+  };
+  static Created created;
   std::string path = ::testing::TempDir() + "/raw_capture_test_" + std::to_string(getpid()) +
                      "_" + name;
   std::remove(path.c_str());
+  created.paths.push_back(path);
   return path;
 }
 

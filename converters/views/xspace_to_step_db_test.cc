@@ -74,6 +74,29 @@ TEST(ConvertXSpaceToStepAnalysisTest, SingleStepWithHost) {
                                                              {kDeviceCompute32, 40}}));
 }
 
+// Nested host events: one strictly inside an op of the same type adds no
+// span (it cannot change the breakdown), one that ends with its op and a
+// launch of higher type inside it do; the breakdown, zero entries included,
+// is the one of all spans.
+TEST(ConvertXSpaceToStepAnalysisTest, NestedHostEventsGiveTheBreakdownOfAllTheirSpans) {
+  StepSpaceBuilder b;
+  b.Root(1, "ProfilerStep#1", /*begin_ps=*/0, /*duration_ps=*/1000, /*step_num=*/1);
+  b.HostEvent(1, "aten::outer", /*begin_ps=*/100, /*duration_ps=*/500);
+  b.HostEvent(1, "aten::inner", /*begin_ps=*/200, /*duration_ps=*/100);
+  b.Launch(1, /*begin_ps=*/250, /*duration_ps=*/10, /*correlation_id=*/5);
+  b.HostEvent(1, "aten::tail", /*begin_ps=*/400, /*duration_ps=*/200);
+  b.Device(0, 7, "matmul", /*begin_ps=*/700, /*duration_ps=*/100, 5);
+  StepAnalysis a = Analyze(b.Finish(), Breakdown::kWithHost);
+  ASSERT_EQ(a.op_stats.step_db().step_sequence_size(), 1);
+  GenericStepBreakdown breakdown;
+  ASSERT_TRUE(Step(a.op_stats, 0).step_breakdown().UnpackTo(&breakdown));
+  const std::map<int, uint64_t> all(breakdown.type_ps().begin(), breakdown.type_ps().end());
+  EXPECT_EQ(all, (std::map<int, uint64_t>{{kUnknownTime, 400},
+                                          {kHostCompute, 490},
+                                          {kHostPrepare, 10},
+                                          {kDeviceCompute32, 100}}));
+}
+
 TEST(ConvertXSpaceToStepAnalysisTest, MemcpyAndCollectivesAreClassifiedByName) {
   StepSpaceBuilder b;
   b.Root(1, "ProfilerStep#0", 0, 1000, 0);

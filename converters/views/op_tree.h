@@ -254,7 +254,24 @@ OpTree BuildOpTree(const xplane::XSpaceData& space);
 template <typename Fn>
 void ForEachOpWithPythonContext(const OpTree& tree, const OpThread& thread, Fn&& fn);
 
-// ---- Template definition ---------------------------------------------------
+// Calls fn(call, duration_ps) for every op call, in the order of
+// OpTree::ops (thread by thread), reading each thread's line once.
+template <typename Fn>
+void ForEachCallWithDuration(const OpTree& tree, Fn&& fn);
+
+// ---- Template definitions --------------------------------------------------
+
+template <typename Fn>
+void ForEachCallWithDuration(const OpTree& tree, Fn&& fn) {
+  for (const OpThread& thread : tree.threads) {
+    if (thread.first_op == thread.end_op) continue;
+    const xplane::XLineVisitor line = tree.HostLine(thread);
+    for (int32_t op = thread.first_op; op < thread.end_op; ++op) {
+      const OpCall& call = tree.ops[op];
+      fn(call, line.event(call.event).duration_ps());
+    }
+  }
+}
 
 template <typename Fn>
 void ForEachOpWithPythonContext(const OpTree& tree, const OpThread& thread, Fn&& fn) {

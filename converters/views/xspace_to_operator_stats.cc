@@ -287,41 +287,35 @@ void AddInputShapeRows(const OpTree& tree, const OperatorStatsOptions& o,
   absl::flat_hash_map<std::tuple<int32_t, absl::string_view, absl::string_view>, int32_t> index;
   std::vector<OpRow> by_shape;
   std::vector<RowSums> sums;
-  for (const OpThread& thread : tree.threads) {
-    if (thread.first_op == thread.end_op) continue;
-    const xplane::XLineVisitor line = tree.HostLine(thread);
-    for (int32_t op = thread.first_op; op < thread.end_op; ++op) {
-      const OpCall& c = tree.ops[op];
-      const int64_t duration_ps = line.event(c.event).duration_ps();
-      int32_t r = rows.Find(c);
-      if (r == ShapeRowIndex::kNew) {
-        // A new (name, inputs): its row, or a new one, by (name, shapes, types).
-        const OpInputsText& text = tree.InputsOf(c);
-        auto [it, inserted] = index.try_emplace(
-            std::make_tuple(c.name, text.input_dims, text.input_types),
-            static_cast<int32_t>(by_shape.size()));
-        r = it->second;
-        rows.Set(c, r);
-        if (inserted) {
-          OpRow& row = by_shape.emplace_back();
-          row.set_name(std::string(tree.names[c.name].name));
-          row.set_input_shapes(std::string(text.input_dims));
-          row.set_input_types(std::string(text.input_types));
-          row.set_tensor_core_eligible(row_of_name[c.name]->tensor_core_eligible());
-          sums.emplace_back();
-        }
-      }
-      const OpDeviceTime device = tree.DeviceOf(c);
-      sums[r].Add(duration_ps, device);
-      (*name_sums)[c.name].Add(duration_ps, device);
-      if (c.parent >= 0) {
-        const OpCall& parent = tree.ops[c.parent];
-        // The parent came first: its row is known.
-        sums[rows.Find(parent)].host_self_ps -= duration_ps;
-        (*name_sums)[parent.name].host_self_ps -= duration_ps;
+  ForEachCallWithDuration(tree, [&](const OpCall& c, int64_t duration_ps) {
+    int32_t r = rows.Find(c);
+    if (r == ShapeRowIndex::kNew) {
+      // A new (name, inputs): its row, or a new one, by (name, shapes, types).
+      const OpInputsText& text = tree.InputsOf(c);
+      auto [it, inserted] = index.try_emplace(
+          std::make_tuple(c.name, text.input_dims, text.input_types),
+          static_cast<int32_t>(by_shape.size()));
+      r = it->second;
+      rows.Set(c, r);
+      if (inserted) {
+        OpRow& row = by_shape.emplace_back();
+        row.set_name(std::string(tree.names[c.name].name));
+        row.set_input_shapes(std::string(text.input_dims));
+        row.set_input_types(std::string(text.input_types));
+        row.set_tensor_core_eligible(row_of_name[c.name]->tensor_core_eligible());
+        sums.emplace_back();
       }
     }
-  }
+    const OpDeviceTime device = tree.DeviceOf(c);
+    sums[r].Add(duration_ps, device);
+    (*name_sums)[c.name].Add(duration_ps, device);
+    if (c.parent >= 0) {
+      const OpCall& parent = tree.ops[c.parent];
+      // The parent came first: its row is known.
+      sums[rows.Find(parent)].host_self_ps -= duration_ps;
+      (*name_sums)[parent.name].host_self_ps -= duration_ps;
+    }
+  });
   for (size_t i = 0; i < sums.size(); ++i) sums[i].AddTo(&by_shape[i]);
   SortRows(&by_shape);
   if (by_shape.size() > static_cast<size_t>(o.max_rows)) by_shape.resize(o.max_rows);
@@ -395,16 +389,10 @@ tbprof::OperatorStats OperatorStatsFromTree(const OpTree& tree, const OperatorSt
   if (out.has_input_shapes()) {
     AddInputShapeRows(tree, o, row_of_name, &name_sums, &out);
   } else {
-    for (const OpThread& thread : tree.threads) {
-      if (thread.first_op == thread.end_op) continue;
-      const xplane::XLineVisitor line = tree.HostLine(thread);
-      for (int32_t op = thread.first_op; op < thread.end_op; ++op) {
-        const OpCall& c = tree.ops[op];
-        const int64_t duration_ps = line.event(c.event).duration_ps();
-        name_sums[c.name].Add(duration_ps, tree.DeviceOf(c));
-        if (c.parent >= 0) name_sums[tree.ops[c.parent].name].host_self_ps -= duration_ps;
-      }
-    }
+    ForEachCallWithDuration(tree, [&](const OpCall& c, int64_t duration_ps) {
+      name_sums[c.name].Add(duration_ps, tree.DeviceOf(c));
+      if (c.parent >= 0) name_sums[tree.ops[c.parent].name].host_self_ps -= duration_ps;
+    });
   }
   for (size_t n = 0; n < name_sums.size(); ++n) name_sums[n].AddTo(row_of_name[n]);
   AddKernels(tree, o, row_of_name, &out);

@@ -461,7 +461,17 @@ TEST(CollectorControlTest, ForkedChildLeavesTheSocketAndExitRemovesIt) {
     CollectorLib lib = LoadCollector();
     lib.InitializeInjection();
     pid_t child = fork();
-    if (child == 0) exit(0);  // runs atexit handlers: must not remove the parent's socket
+    if (child == 0) {
+#if defined(__SANITIZE_ADDRESS__)
+      // GCC's ASan allocator takes no lock across fork(): when the listener
+      // thread was inside malloc at the fork (it has just started), the
+      // child's leak check at exit waits forever for that lock. The atexit
+      // path is checked by the normal build.
+      _exit(0);
+#else
+      exit(0);  // runs atexit handlers: must not remove the parent's socket
+#endif
+    }
     int status = 0;
     waitpid(child, &status, 0);
     if (!Exists(SocketPath(dir, getpid()))) _exit(5);

@@ -4,7 +4,9 @@
 #ifndef TBPROF_TESTS_FAKE_CUPTI_CHILD_PROCESS_TEST_UTIL_H_
 #define TBPROF_TESTS_FAKE_CUPTI_CHILD_PROCESS_TEST_UTIL_H_
 
+#include <ftw.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -12,6 +14,7 @@
 #include <functional>
 #include <sstream>
 #include <string>
+#include <utility>
 
 #include "gtest/gtest.h"
 
@@ -59,6 +62,31 @@ class StderrCapture {
   std::string path_;
   int saved_;
 };
+
+// A directory for everything a test program writes: ::testing::TempDir()
+// + `prefix` + the program's pid, created, and removed with its contents
+// when the tests end. Call it from a namespace-scope initializer, so that it
+// runs once in the test process before any fork: forked children then write
+// under their parent's directory.
+inline std::string RegisterTestRoot(const std::string& prefix) {
+  class RemoveRoot : public ::testing::Environment {
+   public:
+    explicit RemoveRoot(std::string root) : root_(std::move(root)) {}
+    void TearDown() override {
+      nftw(
+          root_.c_str(),
+          [](const char* path, const struct stat*, int, struct FTW*) { return remove(path); },
+          16, FTW_DEPTH | FTW_PHYS);
+    }
+
+   private:
+    std::string root_;
+  };
+  std::string root = ::testing::TempDir() + "/" + prefix + std::to_string(getpid());
+  mkdir(root.c_str(), 0700);
+  ::testing::AddGlobalTestEnvironment(new RemoveRoot(root));
+  return root;
+}
 
 }  // namespace tbprof::testing_util
 

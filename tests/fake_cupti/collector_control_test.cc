@@ -5,7 +5,6 @@
 // children (the collector is process-global), and once with fake_cuda_job
 // as a separate process.
 #include <dlfcn.h>
-#include <ftw.h>
 #include <signal.h>
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -62,7 +61,7 @@ CollectorLib LoadCollector() {
 
 // Everything the tests write lives under one directory of the test process
 // (computed before any fork), removed at the end.
-const std::string g_root = "/tmp/tbprof_ctl_e2e_" + std::to_string(getpid());
+const std::string g_root = testing_util::RegisterTestRoot("tbprof_ctl_e2e_");
 
 std::string Dir(const std::string& name) {
   mkdir(g_root.c_str(), 0700);
@@ -70,17 +69,6 @@ std::string Dir(const std::string& name) {
   mkdir(dir.c_str(), 0700);
   return dir;
 }
-
-class RemoveRoot : public ::testing::Environment {
- public:
-  void TearDown() override {
-    nftw(
-        g_root.c_str(),
-        [](const char* path, const struct stat*, int, struct FTW*) { return remove(path); }, 16,
-        FTW_DEPTH | FTW_PHYS);
-  }
-};
-const auto* const g_remove_root = ::testing::AddGlobalTestEnvironment(new RemoveRoot);
 
 // Environment of a job started by `tbprof serve`-style tooling.
 void SetEnv(const std::string& control_dir) {

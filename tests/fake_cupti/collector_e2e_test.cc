@@ -82,8 +82,14 @@ CollectorLib LoadCollector() {
   return lib;
 }
 
+// Everything the tests write lives under one directory of the test process
+// (computed before any fork), removed at the end; names carry the pid of the
+// process asking (scenarios run in forked children).
+const std::string g_root = testing_util::RegisterTestRoot("collector_e2e_");
+
 std::string LogDir(const std::string& name) {
-  return ::testing::TempDir() + "/collector_e2e_" + std::to_string(getpid()) + "_" + name;
+  mkdir(g_root.c_str(), 0700);
+  return g_root + "/" + std::to_string(getpid()) + "_" + name;
 }
 
 void SetEnv(const std::string& logdir) {

@@ -14,6 +14,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "src/capture/raw_capture.h"
+#include "tests/fake_cupti/child_process_test_util.h"
 
 namespace tbprof {
 namespace {
@@ -21,7 +22,8 @@ namespace {
 TEST(CollectorRealCuptiTest, InjectionNeverHurtsTheProcess) {
   std::ifstream probe(TBPROF_REAL_CUPTI);
   if (!probe.good()) GTEST_SKIP() << "no real libcupti at " << TBPROF_REAL_CUPTI;
-  std::string logdir = ::testing::TempDir() + "/collector_real_" + std::to_string(getpid());
+  static const std::string root = testing_util::RegisterTestRoot("collector_real_");
+  std::string logdir = root + "/capture";
   std::string err_path = logdir + ".stderr";
   pid_t pid = fork();
   ASSERT_GE(pid, 0);

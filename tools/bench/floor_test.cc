@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
@@ -89,9 +90,24 @@ TEST(PaddedBufferTest, GrowsAndKeepsContent) {
   ASSERT_GE(buffer.capacity(), buffer.size());
 }
 
+// A path for a test file in ::testing::TempDir(), removed when the test
+// program exits.
+std::string TempPath(const std::string& name) {
+  struct Created {
+    std::vector<std::string> paths;
+    ~Created() {
+      for (const std::string& path : paths) std::remove(path.c_str());
+    }
+  };
+  static Created created;
+  std::string path = absl::StrCat(::testing::TempDir(), "/", name);
+  created.paths.push_back(path);
+  return path;
+}
+
 // Writes `text` gzip-compressed as `members` concatenated gzip members.
 std::string WriteGzip(const std::string& name, const std::string& text, int members) {
-  std::string path = absl::StrCat(::testing::TempDir(), "/", name);
+  std::string path = TempPath(name);
   std::FILE* f = std::fopen(path.c_str(), "wb");
   EXPECT_NE(f, nullptr);
   size_t piece = text.size() / members + 1;
@@ -146,7 +162,7 @@ TEST(InflateGzipFileTest, TruncatedAndCorruptAreDataLoss) {
     std::fclose(f);
   }
   auto write = [&](const std::string& name, const std::string& data) {
-    std::string p = absl::StrCat(::testing::TempDir(), "/", name);
+    std::string p = TempPath(name);
     std::FILE* f = std::fopen(p.c_str(), "wb");
     std::fwrite(data.data(), 1, data.size(), f);
     std::fclose(f);
@@ -168,7 +184,7 @@ TEST(InflateGzipFileTest, TruncatedAndCorruptAreDataLoss) {
 }
 
 TEST(ReadFileToPaddedBufferTest, ReadsPlainFile) {
-  std::string path = absl::StrCat(::testing::TempDir(), "/floor_plain.json");
+  std::string path = TempPath("floor_plain.json");
   std::FILE* f = std::fopen(path.c_str(), "wb");
   std::fputs(kTrace, f);
   std::fclose(f);

@@ -174,6 +174,15 @@ void FakeGpu::Overhead(uint64_t start_ns, uint64_t end_ns) {
 }
 
 void FakeGpu::Step(int step, int kernels, int devices, int streams) {
+  // A step's records span [t, t + 9500 ns] of the clock it starts from: the
+  // next step of the thread starts after that, so that steps of one thread
+  // never overlap (on an idle machine two calls came less than 9.5 us
+  // apart, the next step's range began inside this one, and the converter
+  // moved the partly overlapping root to an "(overlapping)" line). A caller
+  // with work between steps (the benchmark) never waits.
+  thread_local uint64_t last_step_end_ns = 0;
+  while (fakecupti_now() < last_step_end_ns) {
+  }
   uint64_t t = fakecupti_now();
   std::string step_name = "ProfilerStep#" + std::to_string(step);
   for (int k = 0; k < kernels; ++k) {
@@ -198,6 +207,7 @@ void FakeGpu::Step(int step, int kernels, int devices, int streams) {
   Sync(corr, 7, t + 9000, t + 9100);
   Overhead(t + 1, t + 2);
   Range(next_marker_.fetch_add(1) + 1, step_name.c_str(), nullptr, t, t + 9500);
+  last_step_end_ns = t + 9500;
 }
 
 }  // namespace tbprof::fake

@@ -50,7 +50,10 @@ class FakeGpu {
   // One training step on the calling thread: an NVTX range "ProfilerStep#<step>"
   // around `kernels` launches (runtime record + external correlation + kernel
   // named "kernel_<k>" spread over `devices` x `streams`), one HtoD memcpy,
-  // one memset, an allocation and its free, a stream sync and an overhead.
+  // one memset, an allocation and its free, a stream sync and an overhead,
+  // all within 9.5 us of the step's start; a step starts no earlier than the
+  // end of the thread's previous one (it waits for it), so steps of one
+  // thread do not overlap.
   void Step(int step, int kernels, int devices, int streams);
 
   RecordCounts counts;

@@ -13,6 +13,7 @@
 #include "src/capture/raw_capture.h"
 #include "src/capture/raw_capture_reader.h"
 #include "src/capture/raw_capture_writer.h"
+#include "tests/temp_path_test_util.h"
 
 namespace tbprof::capture {
 namespace {
@@ -21,18 +22,7 @@ using ::testing::HasSubstr;
 
 // A path for a test file, removed when the test program exits.
 std::string TempPath(const std::string& name) {
-  struct Created {
-    std::vector<std::string> paths;
-    ~Created() {
-      for (const std::string& path : paths) std::remove(path.c_str());
-    }
-  };
-  static Created created;
-  std::string path = ::testing::TempDir() + "/raw_capture_test_" + std::to_string(getpid()) +
-                     "_" + name;
-  std::remove(path.c_str());
-  created.paths.push_back(path);
-  return path;
+  return testing_util::TempFilePath("raw_capture_test_" + std::to_string(getpid()) + "_" + name);
 }
 
 std::string ReadFile(const std::string& path) {

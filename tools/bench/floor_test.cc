@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/temp_path_test_util.h"
 
 namespace tbprof::bench {
 namespace {
@@ -92,18 +93,7 @@ TEST(PaddedBufferTest, GrowsAndKeepsContent) {
 
 // A path for a test file in ::testing::TempDir(), removed when the test
 // program exits.
-std::string TempPath(const std::string& name) {
-  struct Created {
-    std::vector<std::string> paths;
-    ~Created() {
-      for (const std::string& path : paths) std::remove(path.c_str());
-    }
-  };
-  static Created created;
-  std::string path = absl::StrCat(::testing::TempDir(), "/", name);
-  created.paths.push_back(path);
-  return path;
-}
+std::string TempPath(const std::string& name) { return testing_util::TempFilePath(name); }
 
 // Writes `text` gzip-compressed as `members` concatenated gzip members.
 std::string WriteGzip(const std::string& name, const std::string& text, int members) {

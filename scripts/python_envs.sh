@@ -11,6 +11,8 @@
 # Environments (folder under VENV_DIR, default build/):
 #   xprof   build/xprof-venv: xprof 2.24 + tensorboard 2.21 (the real profile
 #           plugin that judges our files, tests/xprof), pytest, selenium.
+#   wheel   build/wheel-venv: auditwheel, which finds the manylinux tag of
+#           the wheel that scripts/bundle.sh makes.
 #
 # Environment: VENV_DIR (default build), PYTHON (default python3).
 # Exit status: 0 when every named environment is ready, 1 otherwise.

@@ -14,9 +14,11 @@ cd "$(dirname "$0")/.."
 # Build: compilers, CMake, protobuf, abseil, zlib, ISA-L (fast gzip), simdjson,
 # gRPC (the capture server of `tbprof serve`).
 # Tests: GoogleTest/Benchmark, Chromium (renders the HTML report headless).
+# The relocatable bundle (scripts/bundle.sh): patchelf; its bare-system test:
+# debootstrap (tests/bundle).
 PACKAGES=(libabsl-dev libprotobuf-dev protobuf-compiler libsimdjson-dev libgtest-dev
           libgmock-dev libbenchmark-dev zlib1g-dev libisal-dev libgrpc++-dev protobuf-compiler-grpc
-          cmake ninja-build g++ pkg-config
+          cmake ninja-build g++ pkg-config patchelf debootstrap
           chromium chromium-driver clang libclang-rt-dev python3-venv)
 BUILD_DIR=${BUILD_DIR:-build}
 JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
@@ -58,8 +60,9 @@ if command -v dpkg-query >/dev/null 2>&1; then
   install_missing_packages
 fi
 # The Python environments beside the product (pinned, PyPI): xprof and
-# TensorBoard, which judge our files in the tests (scripts/python_envs.sh).
-./scripts/python_envs.sh
+# TensorBoard, which judge our files in the tests, and auditwheel, which tags
+# the bundle's wheel (scripts/python_envs.sh).
+./scripts/python_envs.sh xprof wheel
 [ "$DEPS_ONLY" -eq 1 ] && exit 0
 
 configure_args=(-DCMAKE_BUILD_TYPE=RelWithDebInfo)

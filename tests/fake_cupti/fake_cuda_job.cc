@@ -6,6 +6,8 @@
 //   fake_cuda_job [STEPS [EXIT_CODE [STEP_MS]]]
 // STEP_MS (default 0): sleep between steps, so that a capture can be started
 // and stopped over the control channel while the job runs.
+// FAKE_CUPTI_HOLD_SUBSCRIBER=NAME: another profiler (NAME) holds CUPTI's one
+// subscriber before the collector starts (tools/gpu_check's coexistence check).
 #include <dlfcn.h>
 #include <unistd.h>
 
@@ -19,6 +21,9 @@ int main(int argc, char** argv) {
   const int steps = argc > 1 ? std::atoi(argv[1]) : 3;
   const int exit_code = argc > 2 ? std::atoi(argv[2]) : 0;
   const int step_ms = argc > 3 ? std::atoi(argv[3]) : 0;
+  if (const char* holder = std::getenv("FAKE_CUPTI_HOLD_SUBSCRIBER")) {
+    fakecupti_hold_subscriber(holder);
+  }
   if (const char* path = std::getenv("CUDA_INJECTION64_PATH")) {
     void* lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (lib == nullptr) {

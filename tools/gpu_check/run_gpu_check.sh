@@ -1,60 +1,111 @@
 #!/usr/bin/env bash
-# Validates the CUPTI collector on a real GPU (run it on a machine with one):
-#  1. builds tbprof with the collector;
-#  2. a small CUDA program under `tbprof record`: capture -> xplane.pb -> report;
-#  3. a PyTorch training loop: per-kernel counts and times from the collector
-#     vs torch.profiler on the same loop (compare_kernels.py);
-#  4. overhead: loop time with and without the collector (and with it idle
-#     in control mode);
-#  5. a capture of the running loop through `tbprof record --serve` and
-#     `tbprof capture` (the path of TensorBoard's "Capture profile").
-# Results go to $OUT (default ./gpu_check_out) and are printed.
-set -euo pipefail
-cd "$(dirname "$0")/../.."
+# The GPU verdict: validates the CUPTI collector of a tbprof bundle on a real
+# GPU, building nothing of tbprof (scripts/bundle.sh made the bundle; only the
+# small CUDA test program is compiled, with the machine's nvcc).
+#
+#   tools/gpu_check/run_gpu_check.sh [--bundle DIR] [--out DIR]
+#   tools/gpu_check/run_gpu_check.sh --dry-run --fake-cupti LIB --fake-job EXE [--bundle DIR] [--out DIR]
+#
+# --bundle DIR   the bundle folder (default out/bundle/tbprof): bin/tbprof, lib/
+# --out DIR      results (default $OUT, else ./gpu_check_out)
+# --dry-run      no GPU: the same checks against the fake libcupti (--fake-cupti,
+#                tests/fake_cupti's libcupti.so.13) and fake_cuda_job (--fake-job);
+#                every check still gets an entry that says what the fake could
+#                and could not show. CI runs this (gpu_check_dry_run_test).
+# --python PY    the Python with CUDA PyTorch (default python3)
+#
+# Checks, each under its own timeout (seconds) so one hang costs only itself;
+# all together stay under 5 minutes:
+#   cuda_program (45)       vector_add.cu: kernels, memcpys, memsets, NVTX ranges exactly as launched
+#   torch_vs_profiler (65)  PyTorch loop: per-kernel counts exact, total kernel time within 2% of torch.profiler
+#   overhead (45)           ms/step without, with (capturing) and with the idle collector (control mode)
+#   capture (35)            `tbprof record --serve` + `tbprof capture` on a running job
+#   two_processes (25)      two CUDA processes on one GPU, one capture each, every kernel
+#   cuda_graphs (20)        a CUDA graph replayed: every kernel of every replay
+#   profiler_coexist (30)   torch.profiler and the collector in one job: job unharmed, loser says one line
+#   memory_and_kineto (25)  a memory snapshot and a Kineto trace of the loop, kept in OUT
+# Writes OUT/verdict.json (every check: passed, failed or skipped, figures,
+# note), OUT/gpu_check.log (this run's log), OUT/logs/ (each command's output)
+# and the kept files. Exit status: 0 when no check failed, 1 otherwise, 2 on
+# bad arguments.
+set -uo pipefail
+HERE=$(cd "$(dirname "$0")" && pwd)
+cd "$HERE/../.."
+
+BUNDLE=out/bundle/tbprof
 OUT=${OUT:-$PWD/gpu_check_out}
-mkdir -p "$OUT"
-nvidia-smi -L | tee "$OUT/gpu.txt"
-if [ ! -x build/tools/tbprof/tbprof ] || [ ! -f build/src/collector/libtbprof_cupti.so ]; then
-  cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DTBPROF_WITH_CUPTI=ON >/dev/null
-  cmake --build build -j"$(nproc)" --target tbprof tbprof_cupti
-fi
-TB=build/tools/tbprof/tbprof
+DRY=0
+FAKE_CUPTI= FAKE_JOB_ARG= PY=python3
+usage() { sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --bundle) BUNDLE=${2:?}; shift 2 ;;
+    --out) OUT=${2:?}; shift 2 ;;
+    --dry-run) DRY=1; shift ;;
+    --fake-cupti) FAKE_CUPTI=${2:?}; shift 2 ;;
+    --fake-job) FAKE_JOB_ARG=${2:?}; shift 2 ;;
+    --python) PY=${2:?}; shift 2 ;;
+    -h|--help) usage ;;
+    *) echo "run_gpu_check: unknown argument '$1'" >&2; usage ;;
+  esac
+done
+mkdir -p "$OUT" || { echo "run_gpu_check: cannot create $OUT" >&2; exit 2; }
+OUT=$(cd "$OUT" && pwd)
+BUNDLE=$(cd "$BUNDLE" 2> /dev/null && pwd) \
+  || { echo "run_gpu_check: no bundle folder at $BUNDLE (scripts/bundle.sh out/bundle)" >&2; exit 2; }
+TB=$BUNDLE/bin/tbprof
+COLLECTOR=$BUNDLE/lib/libtbprof_cupti.so
+for f in "$TB" "$COLLECTOR"; do
+  [ -f "$f" ] || { echo "run_gpu_check: the bundle lacks $f" >&2; exit 2; }
+done
+rm -rf "$OUT/checks" "$OUT/work" "$OUT/logs" "$OUT/verdict.json"
+mkdir -p "$OUT/checks" "$OUT/logs"
+exec > >(tee "$OUT/gpu_check.log") 2>&1
 
-echo "== CUDA program"
-nvcc -O2 -o "$OUT/vector_add" tools/gpu_check/vector_add.cu
-"$TB" record --logdir "$OUT/tb" --run cuda -- "$OUT/vector_add" 20
-"$TB" report "$OUT/tb/plugins/profile/cuda" | tee "$OUT/cuda_report.txt"
-
-if python3 -c "import torch; assert torch.cuda.is_available()" 2>/dev/null; then
-  echo "== PyTorch loop: collector vs torch.profiler"
-  "$TB" record --logdir "$OUT/tb" --run torch_collector -- python3 tools/gpu_check/torch_loop.py nvtx - 30
-  "$TB" report --json "$OUT/tb/plugins/profile/torch_collector" > "$OUT/ours.json"
-  python3 tools/gpu_check/torch_loop.py torch_profiler "$OUT/torch_trace.json" 30
-  "$TB" report --json "$OUT/torch_trace.json" > "$OUT/theirs.json"
-  python3 tools/gpu_check/compare_kernels.py "$OUT/ours.json" "$OUT/theirs.json" | tee "$OUT/compare.txt"
-  echo "== overhead (seconds per step, 200 steps)"
-  base=$(python3 tools/gpu_check/torch_loop.py plain - 200 | awk '{print $2}')
-  with=$(CUDA_INJECTION64_PATH=$PWD/build/src/collector/libtbprof_cupti.so TBPROF_LOGDIR="$OUT/tb" \
-         TBPROF_RUN=overhead python3 tools/gpu_check/torch_loop.py plain - 200 | awk '{print $2}')
-  python3 -c "b=$base; w=$with; print(f'without {b*1e3:.3f} ms/step, with collector {w*1e3:.3f} ms/step, overhead {100*(w-b)/b:.1f}%')" \
-    | tee "$OUT/overhead.txt"
-  ctl=$(mktemp -d)
-  idle=$(CUDA_INJECTION64_PATH=$PWD/build/src/collector/libtbprof_cupti.so TBPROF_CONTROL_DIR="$ctl" \
-         python3 tools/gpu_check/torch_loop.py plain - 200 | awk '{print $2}')
-  rm -rf "$ctl"
-  python3 -c "b=$base; i=$idle; print(f'idle collector (control mode, never started) {i*1e3:.3f} ms/step, overhead {100*(i-b)/b:.1f}%')" \
-    | tee -a "$OUT/overhead.txt"
-  echo "== capture of a running PyTorch job through the capture server (TensorBoard's path)"
-  port=18466
-  # Own process group: `record` leaves SIGTERM to its child, so the group gets it.
-  setsid "$TB" record --serve "$port" --logdir "$OUT/tb" -- \
-    python3 tools/gpu_check/torch_loop.py nvtx - 200000 > "$OUT/served_job.log" 2>&1 &
-  job=$!
-  "$TB" capture "localhost:$port" --logdir "$OUT/tb" --session served --duration-ms 2000 \
-    --attempts 60 2>&1 | tee "$OUT/served_capture.txt" || true
-  kill -TERM -- "-$job" 2>/dev/null || true
-  wait "$job" 2>/dev/null || true
-  "$TB" report "$OUT/tb/plugins/profile/served" | tee "$OUT/served_report.txt"
+TORCH_PYTHON=
+if [ "$DRY" = 1 ]; then
+  [ -f "$FAKE_CUPTI" ] && [ -x "$FAKE_JOB_ARG" ] \
+    || { echo "run_gpu_check: --dry-run needs --fake-cupti LIB and --fake-job EXE" >&2; exit 2; }
+  # The collector loads the fake in place of libcupti.so.13.
+  export TBPROF_CUPTI_LIBRARY=$FAKE_CUPTI
+  export FAKE_JOB=$FAKE_JOB_ARG
+  device="fake libcupti ($FAKE_CUPTI), no GPU"
+  mode=dry-run
 else
-  echo "PyTorch with CUDA not available: skipped the PyTorch comparison and overhead" | tee "$OUT/torch_skipped.txt"
+  device=$(nvidia-smi -L 2> /dev/null | head -n1)
+  [ -n "$device" ] || device="no GPU found by nvidia-smi"
+  if "$PY" -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2> /dev/null; then
+    TORCH_PYTHON=$(command -v "$PY")
+  fi
+  mode=gpu
 fi
+export OUT TB COLLECTOR DRY HERE TORCH_PYTHON
+echo "run_gpu_check: $mode on $device; bundle $BUNDLE; torch: ${TORCH_PYTHON:-none}"
+"$TB" --version
+
+CHECKS=(cuda_program:45 torch_vs_profiler:65 overhead:45 capture:35 two_processes:25
+        cuda_graphs:20 profiler_coexist:30 memory_and_kineto:25)
+start=$(date +%s)
+names=()
+for entry in "${CHECKS[@]}"; do
+  name=${entry%%:*} limit=${entry##*:}
+  names+=("$name")
+  echo "== $name (at most ${limit} s)"
+  t0=$(date +%s)
+  timeout -k 5 "$limit" bash "$HERE/checks.sh" "$name"
+  rc=$?
+  took=$(( $(date +%s) - t0 ))
+  if [ ! -f "$OUT/checks/$name.json" ]; then
+    if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
+      echo "timed out after ${limit} s (logs/$name.*)" > "$OUT/checks/$name.runner"
+    else
+      echo "exited $rc without a result (logs/$name.*)" > "$OUT/checks/$name.runner"
+    fi
+  fi
+  echo "   ${took} s"
+done
+elapsed=$(( $(date +%s) - start ))
+echo "== verdict ($elapsed s): $OUT/verdict.json"
+python3 "$HERE/verdict.py" assemble "$OUT" "$mode" "$device" "$elapsed" "${names[@]}"
+python3 -c 'import json,sys; sys.exit(1 if json.load(open(sys.argv[1]))["failed"] else 0)' \
+  "$OUT/verdict.json"

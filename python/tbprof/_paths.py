@@ -29,8 +29,9 @@ def binary_path():
   path = pathlib.Path(override) if override else packaged_binary()
   if not (path.is_file() and os.access(path, os.X_OK)):
     where = '$TBPROF' if override else 'this package'
-    raise TbprofError(f'no tbprof executable at {path} ({where}); '
-                      'install the package with `pip install .` or set TBPROF')
+    raise TbprofError(f'no tbprof executable at {path} ({where}); install the package '
+                      '(pip install tbprof-*.whl from scripts/bundle.sh, or pip install .) '
+                      'or set TBPROF')
   return str(path)
 
 

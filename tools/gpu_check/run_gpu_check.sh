@@ -77,10 +77,19 @@ else
   if "$PY" -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2> /dev/null; then
     TORCH_PYTHON=$(command -v "$PY")
   fi
+  # libcupti.so.13 where the loader may not look: the toolkit's CUPTI folder,
+  # or the nvidia-cuda-cupti wheel beside PyTorch.
+  if [ -z "${TBPROF_CUPTI_LIBRARY:-}" ]; then
+    for c in /usr/local/cuda/extras/CUPTI/lib64/libcupti.so.13 /usr/local/cuda/lib64/libcupti.so.13 \
+             /usr/local/cuda/targets/x86_64-linux/lib/libcupti.so.13 \
+             $("$PY" -c 'import nvidia, os; [print(os.path.join(p, "cu13/lib/libcupti.so.13"), os.path.join(p, "cuda_cupti/lib/libcupti.so.13")) for p in nvidia.__path__]' 2> /dev/null); do
+      if [ -f "$c" ]; then export TBPROF_CUPTI_LIBRARY=$c; break; fi
+    done
+  fi
   mode=gpu
 fi
 export OUT TB COLLECTOR DRY HERE TORCH_PYTHON
-echo "run_gpu_check: $mode on $device; bundle $BUNDLE; torch: ${TORCH_PYTHON:-none}"
+echo "run_gpu_check: $mode on $device; bundle $BUNDLE; torch: ${TORCH_PYTHON:-none}; libcupti: ${TBPROF_CUPTI_LIBRARY:-by soname}"
 "$TB" --version
 
 CHECKS=(cuda_program:45 torch_vs_profiler:65 overhead:45 capture:35 two_processes:25

@@ -6,6 +6,9 @@
 # Checks $OUT/verdict.json: every check of the GPU verdict present once, in
 # order, each passed or skipped (none failed), each with a note that says what
 # the fake could and could not show, and the figures of the counted checks.
+# Then again with the capture check given 1 s (GPU_CHECK_LIMITS): it must be
+# failed as timed out, its job must not outlive it, and the checks after it
+# must still run and pass.
 set -uo pipefail
 src=$1 outdir=$2 fake_cupti=$3 fake_job=$4
 skip() {
@@ -60,4 +63,33 @@ if errors:
   sys.exit(1)
 print(f"PASS: {len(names)} checks in verdict.json ({v['passed']} passed, {v['skipped']} skipped "
       f"by the fake), {v['seconds']} s")
+PY
+[ $? -eq 0 ] || exit 1
+
+echo "== again, the capture check limited to 1 s"
+GPU_CHECK_LIMITS="capture=1" bash "$src/tools/gpu_check/run_gpu_check.sh" --dry-run \
+  --bundle "$outdir/tbprof" --fake-cupti "$fake_cupti" --fake-job "$fake_job" --out "$out/gpu2" \
+  > "$out/gpu2.log" 2>&1
+rc=$?
+[ $rc -eq 1 ] || { echo "FAIL: a timed-out check must make the exit status 1, got $rc" >&2; exit 1; }
+sleep 1
+left=$(pgrep -f "fake_cuda_job 99999 0 20")
+if [ -n "$left" ]; then
+  kill $left  # The check's own job (a step count no other test uses).
+  echo "FAIL: the timed-out capture check left its job running" >&2
+  exit 1
+fi
+python3 - "$out/gpu2/verdict.json" <<'PY'
+import json, sys
+by = {c['name']: c for c in json.load(open(sys.argv[1]))['checks']}
+errors = []
+if by['capture']['status'] != 'failed' or 'timed out after 1 s' not in by['capture']['note']:
+  errors.append(f"capture: {by['capture']}")
+for later in ('two_processes', 'profiler_coexist'):
+  if by[later]['status'] != 'passed':
+    errors.append(f'{later} after the timeout: {by[later]}')
+if errors:
+  print('FAIL:\n  ' + '\n  '.join(errors))
+  sys.exit(1)
+print('PASS: a check over its limit is failed as timed out and costs only itself')
 PY

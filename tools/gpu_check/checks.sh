@@ -108,7 +108,7 @@ check_overhead() {
   local base active idle ctl
   ctl=$(mktemp -d)
   if [ "$DRY" = 1 ]; then
-    local steps=3000
+    local steps=20000
     base=$(timed base "$FAKE_JOB" "$steps") || { put failed "fake job failed"; return; }
     active=$(CUDA_INJECTION64_PATH=$COLLECTOR TBPROF_LOGDIR=$W/tb TBPROF_RUN=active \
              timed active "$FAKE_JOB" "$steps") || { put failed "fake job with the collector failed"; return; }
@@ -140,12 +140,22 @@ check_overhead() {
   fi
 }
 
+pid=
+stop_job() {
+  [ -n "$pid" ] || return 0
+  kill -TERM -- "-$pid" 2> /dev/null
+  sleep 0.5
+  kill -KILL -- "-$pid" 2> /dev/null
+  wait "$pid" 2> /dev/null
+  pid=
+}
+
 # The capture path of TensorBoard's "Capture profile": `tbprof record --serve`
 # around a running job, `tbprof capture` against it.
 check_capture() {
   local job port
   if [ "$DRY" = 1 ]; then
-    job=("$FAKE_JOB" 100000 0 20)
+    job=("$FAKE_JOB" 99999 0 20)  # 99999: the dry-run test looks for leftovers by it
   else
     need_torch "the capture check runs the PyTorch loop"
     job=("$TORCH_PYTHON" "$HERE/torch_loop.py" nvtx - 200000)
@@ -153,15 +163,16 @@ check_capture() {
   port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
   setsid "$TB" record --serve "$port" --logdir "$W/tb" --collector "$COLLECTOR" -- "${job[@]}" \
     > "$L.job.log" 2>&1 &
-  local pid=$!
+  pid=$!
+  # Its own session: the runner's timeout (a signal to this process group)
+  # misses it, so stop it on any exit, a timeout's SIGTERM included.
+  trap 'stop_job' EXIT
+  trap 'exit 143' TERM
   local session
   session=$("$TB" capture "localhost:$port" --logdir "$W/tb" --session served --duration-ms 1000 \
             --attempts 40 2> "$L.capture.log")
   local rc=$?
-  kill -TERM -- "-$pid" 2> /dev/null
-  sleep 0.5
-  kill -KILL -- "-$pid" 2> /dev/null
-  wait "$pid" 2> /dev/null
+  stop_job
   [ $rc -eq 0 ] || { put failed "tbprof capture exited $rc: $(tail -n1 "$L.capture.log")"; return; }
   local x
   x=$(xplane_of "$session")

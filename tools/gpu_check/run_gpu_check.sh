@@ -6,7 +6,7 @@
 #   tools/gpu_check/run_gpu_check.sh [--bundle DIR] [--out DIR]
 #   tools/gpu_check/run_gpu_check.sh --dry-run --fake-cupti LIB --fake-job EXE [--bundle DIR] [--out DIR]
 #
-# --bundle DIR   the bundle folder (default out/bundle/tbprof): bin/tbprof, lib/
+# --bundle DIR   the bundle folder (default <repo>/out/bundle/tbprof): bin/tbprof, lib/
 # --out DIR      results (default $OUT, else ./gpu_check_out)
 # --dry-run      no GPU: the same checks against the fake libcupti (--fake-cupti,
 #                tests/fake_cupti's libcupti.so.13) and fake_cuda_job (--fake-job);
@@ -24,15 +24,16 @@
 #   cuda_graphs (20)        a CUDA graph replayed: every kernel of every replay
 #   profiler_coexist (30)   torch.profiler and the collector in one job: job unharmed, loser says one line
 #   memory_and_kineto (25)  a memory snapshot and a Kineto trace of the loop, kept in OUT
+# GPU_CHECK_LIMITS="capture=10 ..." overrides limits.
 # Writes OUT/verdict.json (every check: passed, failed or skipped, figures,
-# note), OUT/gpu_check.log (this run's log), OUT/logs/ (each command's output)
+# note, seconds), OUT/gpu_check.log (this run's log), OUT/logs/ (each command's output)
 # and the kept files. Exit status: 0 when no check failed, 1 otherwise, 2 on
 # bad arguments.
 set -uo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
-cd "$HERE/../.."
+REPO=$(cd "$HERE/../.." && pwd)
 
-BUNDLE=out/bundle/tbprof
+BUNDLE=$REPO/out/bundle/tbprof
 OUT=${OUT:-$PWD/gpu_check_out}
 DRY=0
 FAKE_CUPTI= FAKE_JOB_ARG= PY=python3
@@ -98,12 +99,16 @@ start=$(date +%s)
 names=()
 for entry in "${CHECKS[@]}"; do
   name=${entry%%:*} limit=${entry##*:}
+  # GPU_CHECK_LIMITS="name=seconds ...": another limit for a check (the tests
+  # prove with it that a check over its limit costs only itself).
+  for o in ${GPU_CHECK_LIMITS:-}; do [ "${o%%=*}" = "$name" ] && limit=${o#*=}; done
   names+=("$name")
   echo "== $name (at most ${limit} s)"
   t0=$(date +%s)
   timeout -k 5 "$limit" bash "$HERE/checks.sh" "$name"
   rc=$?
   took=$(( $(date +%s) - t0 ))
+  echo "$took $limit" > "$OUT/checks/$name.seconds"
   if [ ! -f "$OUT/checks/$name.json" ]; then
     if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
       echo "timed out after ${limit} s (logs/$name.*)" > "$OUT/checks/$name.runner"

@@ -17,7 +17,8 @@ runs with the GPU machine's Python and with CI's python3).
   verdict.py assemble OUT MODE DEVICE SECONDS CHECK...
       writes OUT/verdict.json: every CHECK in order, from OUT/checks/CHECK.json,
       or "failed" with what the runner noted when a check left no result
-      (timed out, crashed); prints a one-line summary per check
+      (timed out, crashed), each with its seconds and limit when the runner
+      noted them; prints a one-line summary per check
 """
 
 import json
@@ -117,6 +118,11 @@ def assemble(out, mode, device, seconds, names):
     why_path = os.path.join(out, 'checks', name + '.runner')
     why = open(why_path).read().strip() if os.path.isfile(why_path) else 'left no result'
     checks.append({'name': name, 'status': 'failed', 'note': why, 'figures': {}})
+  for c in checks:
+    sec_path = os.path.join(out, 'checks', c['name'] + '.seconds')
+    if os.path.isfile(sec_path):
+      took, limit = open(sec_path).read().split()
+      c['seconds'], c['limit_seconds'] = int(took), int(limit)
   verdict = {
       'mode': mode,
       'device': device,

@@ -16,6 +16,9 @@
 #     torch handler with the host's pinned torch (the site-packages of
 #     TORCH_VENV, e.g. build/xprof-venv with torch 2.13.0+cpu, made with the
 #     host's python3, bind-mounted read-only) under a real torch.profiler.
+#  4. steps 1 and 3 (no torch) again on each newer Debian release of
+#     TBPROF_BARE_NEWER_SUITES (default: trixie when the host is bookworm):
+#     the bundle built here runs on later systems too.
 # Needs root (chroot, mount), unshare and debootstrap (first run: network to
 # Debian's mirror). Without them: exit 77 (ctest: skipped) with a message,
 # except in CI (CI=true), where it fails. Environment: TBPROF_BARE_ROOT_CACHE
@@ -104,4 +107,17 @@ echo "$log" | grep -q "FAIL: the bundle lacks $victim" \
 echo "3. the wheel ($(basename "$whl")) in a fresh venv"
 run_in_root wheel : wheel "/t/wheel/$(basename "$whl")" \
   || fail "the wheel does not work on the bare system (above)"
-echo "PASS: bundle and wheel run on a bare $(. "$root/etc/os-release" && echo "$PRETTY_NAME")"
+passed="$(. "$root/etc/os-release" && echo "$PRETTY_NAME")"
+
+host_suite=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
+newer=${TBPROF_BARE_NEWER_SUITES-$([ "$host_suite" = bookworm ] && echo trixie)}
+for suite in $newer; do
+  root=$(bash "$here/make_bare_root.sh" "$cache" "$suite") || fail "cannot make the $suite root (above)"
+  name=$(. "$root/etc/os-release" && echo "$PRETTY_NAME")
+  echo "4. $name: the bundle and the wheel (no torch: its Python is not the host's)"
+  torch_site=
+  run_in_root "$suite" : bundle "$B" || fail "the bundle does not run on $name (above)"
+  run_in_root "$suite" : wheel "/t/wheel/$(basename "$whl")" || fail "the wheel does not work on $name (above)"
+  passed="$passed, $name"
+done
+echo "PASS: bundle and wheel run on bare $passed"

@@ -4,7 +4,9 @@
 # python3-venv) and nothing else: no compiler, no -dev package, none of the
 # libraries tbprof links (protobuf, Abseil, gRPC, ISA-L, simdjson).
 #
-#   tests/bundle/make_bare_root.sh CACHE_DIR     prints the root's path
+#   tests/bundle/make_bare_root.sh CACHE_DIR [SUITE]   prints the root's path
+#
+# SUITE defaults to the host's own release (its Python is then the host's).
 #
 # The root is made in CACHE_DIR/<suite>.tmp and renamed to CACHE_DIR/<suite>
 # only when complete, so an interrupted run leaves nothing that looks usable;
@@ -12,11 +14,11 @@
 # (DEBIAN_MIRROR, default http://deb.debian.org/debian).
 # Exit status: 0 with the path on stdout, 1 with one line on stderr.
 set -euo pipefail
-cache=${1:?usage: make_bare_root.sh CACHE_DIR}
+cache=${1:?usage: make_bare_root.sh CACHE_DIR [SUITE]}
 mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
-# The root's Python must be the host's (the test makes the host's pinned torch
-# visible inside it), so the suite is the host's.
-suite=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
+# By default the root's Python is the host's (the test makes the host's pinned
+# torch visible inside it), so the suite is the host's.
+suite=${2:-$(. /etc/os-release && echo "${VERSION_CODENAME:-}")}
 if [ -z "$suite" ]; then
   echo "make_bare_root: /etc/os-release names no VERSION_CODENAME (not Debian?)" >&2
   exit 1

@@ -54,7 +54,9 @@ check_cuda_program() {
     job=("$FAKE_JOB" "$steps")
     want=(kernels=$((6 * steps)) memcpys=$steps memsets=$steps steps=$steps)
   else
-    nvcc -O2 -o "$W/vector_add" "$HERE/vector_add.cu" > "$L.nvcc.log" 2>&1 \
+    # Machine code for this GPU (sm_90 on H100/H200), else PTX the driver compiles.
+    nvcc -O2 -arch=native -o "$W/vector_add" "$HERE/vector_add.cu" > "$L.nvcc.log" 2>&1 \
+      || nvcc -O2 -o "$W/vector_add" "$HERE/vector_add.cu" >> "$L.nvcc.log" 2>&1 \
       || { put failed "nvcc vector_add.cu failed: $(tail -n1 "$L.nvcc.log")"; return; }
     job=("$W/vector_add" "$steps")
     want=(kernels=$((11 * steps)) memcpys=$((3 * steps)) memsets=$steps steps=$steps)

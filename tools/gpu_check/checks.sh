@@ -18,8 +18,15 @@ VERDICT=(python3 "$HERE/verdict.py")
 put() {  # put STATUS NOTE [KEY=VALUE...]
   "${VERDICT[@]}" put "$OUT" "$name" "$@"
 }
-# KEY=VALUE lines (from verdict.py counts/kernels) as arguments for put.
-figs() { tr '\n' ' ' < "$1"; }
+# put_figs STATUS NOTE FILE [KEY=VALUE...]: put, with the KEY=VALUE lines of
+# FILE (verdict.py counts/kernels output; a value may hold spaces).
+put_figs() {
+  local status=$1 note=$2 file=$3
+  shift 3
+  local lines=()
+  mapfile -t lines < "$file"
+  put "$status" "$note" "${lines[@]}" "$@"
+}
 need_torch() {
   if [ "$DRY" = 1 ]; then
     put skipped "dry run: $1"
@@ -76,9 +83,9 @@ check_cuda_program() {
     note="vector_add.cu, $steps steps: ${want[*]}"
   fi
   if "${VERDICT[@]}" counts "$W/inspect.json" "${want[@]}" > "$W/counts.txt"; then
-    put passed "$note" $(figs "$W/counts.txt")
+    put_figs passed "$note" "$W/counts.txt"
   else
-    put failed "counts differ from the launches; $note" $(figs "$W/counts.txt")
+    put_figs failed "counts differ from the launches; $note" "$W/counts.txt"
   fi
 }
 
@@ -98,9 +105,9 @@ check_torch_vs_profiler() {
     || { put failed "tbprof report of torch.profiler's trace failed"; return; }
   python3 "$HERE/compare_kernels.py" "$W/ours.json" "$W/theirs.json" > "$OUT/compare_kernels.txt" || true
   if "${VERDICT[@]}" kernels "$W/ours.json" "$W/theirs.json" 0.02 > "$W/figs.txt"; then
-    put passed "$steps steps, whole process under both (compare_kernels.txt)" $(figs "$W/figs.txt")
+    put_figs passed "$steps steps, whole process under both (compare_kernels.txt)" "$W/figs.txt"
   else
-    put failed "counts or total time differ (compare_kernels.txt)" $(figs "$W/figs.txt")
+    put_figs failed "counts or total time differ (compare_kernels.txt)" "$W/figs.txt"
   fi
 }
 
@@ -185,9 +192,9 @@ check_capture() {
   local note="1 s capture of a running job through record --serve and tbprof capture"
   [ "$DRY" = 1 ] && note="fake: shows the gRPC request -> control socket -> capture -> xplane.pb path with the fake job; cannot show a real CUDA job's records"
   if grep -q '^kernels=[1-9]' "$W/counts.txt"; then
-    put passed "$note" $(figs "$W/counts.txt")
+    put_figs passed "$note" "$W/counts.txt"
   else
-    put failed "the captured session holds no kernels; $note" $(figs "$W/counts.txt")
+    put_figs failed "the captured session holds no kernels; $note" "$W/counts.txt"
   fi
 }
 
@@ -241,9 +248,9 @@ check_cuda_graphs() {
   [ -n "$x" ] || { put failed "no xplane.pb"; return; }
   "$TB" inspect --json "$x" > "$W/inspect.json" 2>> "$L.record.log"
   if "${VERDICT[@]}" counts "$W/inspect.json" kernels=$((11 * replays)) > "$W/counts.txt"; then
-    put passed "graph of 11 kernels replayed $replays times" $(figs "$W/counts.txt")
+    put_figs passed "graph of 11 kernels replayed $replays times" "$W/counts.txt"
   else
-    put failed "graph of 11 kernels replayed $replays times" $(figs "$W/counts.txt")
+    put_figs failed "graph of 11 kernels replayed $replays times" "$W/counts.txt"
   fi
 }
 
@@ -259,9 +266,9 @@ check_profiler_coexist() {
     local said
     said=$(grep -m1 '^tbprof' "$L.job.err" | cut -c1-160)
     if [ $rc -eq 0 ] && [ "$lines" -eq 1 ] && grep -q 'steps done' "$L.job.out"; then
-      put passed "fake: another subscriber holds CUPTI; shows the collector losing with one line and the job finishing; cannot show torch.profiler's side" exit_code=$rc tbprof_lines=$lines "said=\"$said\""
+      put passed "fake: another subscriber holds CUPTI; shows the collector losing with one line and the job finishing; cannot show torch.profiler's side" exit_code=$rc tbprof_lines=$lines "said=$said"
     else
-      put failed "fake job with a held subscriber" exit_code=$rc tbprof_lines=$lines "said=\"$said\""
+      put failed "fake job with a held subscriber" exit_code=$rc tbprof_lines=$lines "said=$said"
     fi
     return
   fi
@@ -282,7 +289,7 @@ check_profiler_coexist() {
     "$TB" inspect --json "$cap" > "$W/ours.json" 2>> "$L.job.err" \
       && ours=$("${VERDICT[@]}" counts "$W/ours.json" | sed -n 's/^kernels=//p')
   fi
-  local f=(exit_code=$rc tbprof_lines=$lines kernels_torch=${theirs:-0} kernels_collector=${ours:-0} "said=\"$said\"")
+  local f=(exit_code=$rc tbprof_lines=$lines kernels_torch=${theirs:-0} kernels_collector=${ours:-0} "said=$said")
   if [ $rc -eq 0 ] && [ -f "$W/torch_trace.json" ] && [ "$lines" -le 1 ]; then
     put passed "job finished; torch.profiler and the collector each report what they got" "${f[@]}"
   else
@@ -301,8 +308,8 @@ check_memory_and_kineto() {
   "$TB" inspect --json "$kineto" > "$W/inspect.json" 2> "$L.inspect.log" \
     || { put failed "tbprof inspect of the Kineto trace failed: $(tail -n1 "$L.inspect.log")"; return; }
   "${VERDICT[@]}" counts "$W/inspect.json" > "$W/counts.txt"
-  put passed "kept: memory_snapshot.pickle, kineto_trace.json.gz" \
-    snapshot_bytes=$(stat -c %s "$snap") kineto_bytes=$(stat -c %s "$kineto") $(figs "$W/counts.txt")
+  put_figs passed "kept: memory_snapshot.pickle, kineto_trace.json.gz" "$W/counts.txt" \
+    snapshot_bytes=$(stat -c %s "$snap") kineto_bytes=$(stat -c %s "$kineto")
 }
 
 case "$name" in

@@ -74,7 +74,8 @@ if [ "$DRY" = 1 ]; then
   mode=dry-run
 else
   device=$(nvidia-smi -L 2> /dev/null | head -n1)
-  [ -n "$device" ] || device="no GPU found by nvidia-smi"
+  driver=$(nvidia-smi --query-gpu=driver_version --format=csv,noheader 2> /dev/null | head -n1)
+  [ -n "$device" ] && device="$device, driver ${driver:-?}" || device="no GPU found by nvidia-smi"
   if "$PY" -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2> /dev/null; then
     TORCH_PYTHON=$(command -v "$PY")
   fi

@@ -84,6 +84,11 @@ absl::Status Parser::Fail(const Where& where, absl::string_view what, error_code
       at <= text_.data() + text_.size()) {
     offset = static_cast<size_t>(at - text_.data());
   }
+  if (e == simdjson::INCOMPLETE_ARRAY_OR_OBJECT) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        source_, ": rocprofv3 JSON cut short: an object or array opened before byte ",
+        text_.size(), " (the end of the file) is never closed"));
+  }
   return absl::InvalidArgumentError(absl::StrCat(
       source_, ": not a rocprofv3 JSON of the expected shape at byte ", offset, ": ",
       Describe(where), ": ", what,

@@ -30,6 +30,20 @@ constexpr int64_t kCopyLineId = int64_t{1} << 40;
 
 int64_t CeilDiv(int64_t a, int64_t b) { return b <= 0 ? a : a / b + (a % b != 0 ? 1 : 0); }
 
+// Saturating arithmetic: the file's numbers are untrusted.
+int64_t SatAdd(int64_t a, int64_t b) {
+  int64_t out;
+  return __builtin_add_overflow(a, b, &out) ? (b > 0 ? INT64_MAX : INT64_MIN) : out;
+}
+int64_t SatSub(int64_t a, int64_t b) {
+  int64_t out;
+  return __builtin_sub_overflow(a, b, &out) ? (b < 0 ? INT64_MAX : INT64_MIN) : out;
+}
+int64_t SatMul(int64_t a, int64_t b) {
+  int64_t out;
+  return __builtin_mul_overflow(a, b, &out) ? ((a < 0) != (b < 0) ? INT64_MIN : INT64_MAX) : out;
+}
+
 class Mapper {
  public:
   explicit Mapper(xplane::XSpaceData* out) : builder_(out) {}
@@ -98,9 +112,9 @@ Mapper::Gpu& Mapper::GpuOf(const RocprofAgent& agent) {
     props.num_sms = static_cast<int>(agent.cu_count);
     props.warp_size = static_cast<int>(agent.wave_front_size);
     props.max_threads_per_block = static_cast<int>(agent.workgroup_max_size);
-    props.shared_mem_per_sm_bytes = agent.lds_size_in_kb * 1024;
+    props.shared_mem_per_sm_bytes = SatMul(agent.lds_size_in_kb, 1024);
     props.total_global_mem_bytes = agent.memory_bytes;
-    props.clock_rate_khz = agent.max_engine_clk_fcompute_mhz * 1000;
+    props.clock_rate_khz = SatMul(agent.max_engine_clk_fcompute_mhz, 1000);
     SetGpuPlaneDeviceStats(props, gpu.plane);
     gpu.correlation = gpu.plane->GetOrCreateStatMetadata(StatType::kCorrelationId);
     gpu.kernel_details = gpu.plane->GetOrCreateStatMetadata(StatType::kKernelDetails);
@@ -155,9 +169,9 @@ void Mapper::MapKernels(const RocprofProcess& p) {
     ev.AddInt64(gpu.correlation, static_cast<int64_t>(d.correlation & INT64_MAX));
     KernelDetails k;
     const int64_t static_lds = s != nullptr ? s->group_segment_size : 0;
-    k.registers_per_thread = s != nullptr ? s->arch_vgpr_count + s->accum_vgpr_count : 0;
+    k.registers_per_thread = s != nullptr ? SatAdd(s->arch_vgpr_count, s->accum_vgpr_count) : 0;
     k.static_shared_mem_bytes = static_lds;
-    k.dynamic_shared_mem_bytes = std::max<int64_t>(0, d.lds_bytes - static_lds);
+    k.dynamic_shared_mem_bytes = std::max<int64_t>(0, SatSub(d.lds_bytes, static_lds));
     for (int i = 0; i < 3; ++i) {
       k.block[i] = d.workgroup[i];
       k.grid[i] = CeilDiv(d.grid[i], d.workgroup[i]);
@@ -267,7 +281,7 @@ void Mapper::MapAllocations(const RocprofProcess& p) {
     int64_t bytes = static_cast<int64_t>(std::min<uint64_t>(a.bytes, INT64_MAX));
     if (is_alloc) {
       t.live[a.address] = bytes;
-      t.in_use += bytes;
+      t.in_use = SatAdd(t.in_use, bytes);
     } else {
       auto live = t.live.find(a.address);
       if (live == t.live.end()) {
@@ -276,7 +290,7 @@ void Mapper::MapAllocations(const RocprofProcess& p) {
       } else {
         bytes = live->second;
         t.live.erase(live);
-        t.in_use -= bytes;
+        t.in_use = SatSub(t.in_use, bytes);
       }
     }
     t.peak = std::max(t.peak, t.in_use);
@@ -304,7 +318,7 @@ void Mapper::MapProcess(const RocprofProcess& p) {
     const int64_t ordinal = a.gpu_index >= 0              ? a.gpu_index
                             : a.logical_node_type_id >= 0 ? a.logical_node_type_id
                                                           : next_ordinal;
-    next_ordinal = std::max(next_ordinal, ordinal + 1);
+    next_ordinal = std::max(next_ordinal, SatAdd(ordinal, 1));
     gpu_ordinal_[a.handle] = ordinal;
     GpuOf(a);
   }

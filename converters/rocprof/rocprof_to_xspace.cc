@@ -311,6 +311,8 @@ void Mapper::MapAllocations(const RocprofProcess& p) {
 void Mapper::MapProcess(const RocprofProcess& p) {
   agents_.clear();
   gpu_ordinal_.clear();
+  // kernel_ids are per process.
+  for (auto& [ordinal, gpu] : gpus_) gpu.kernel_metadata.clear();
   int64_t next_ordinal = 0;
   for (const RocprofAgent& a : p.agents) {
     agents_[a.handle] = &a;

@@ -182,6 +182,28 @@ TEST(RocprofToXSpace, CopiesAllocationsAndMarkers) {
   EXPECT_EQ(t[2].stats["peak_bytes_in_use"], "1000");
 }
 
+TEST(RocprofToXSpace, KernelIdsArePerProcess) {
+  auto process = [](const std::string& name, int64_t start) {
+    return R"json({"agents": [{"id": {"handle": 1}, "type": 2, "gpu_index": 0}],
+      "kernel_symbols": [{"kernel_id": 1, "formatted_kernel_name": ")json" + name + R"json("}],
+      "buffer_records": {"kernel_dispatch": [{"start_timestamp": )json" + std::to_string(start) +
+           R"json(, "end_timestamp": )json" + std::to_string(start + 10) +
+           R"json(, "dispatch_info": {"agent_id": {"handle": 1}, "queue_id": {"handle": 2},
+           "kernel_id": 1}}]}})json";
+  };
+  xplane::XSpaceData space;
+  absl::StatusOr<RocprofSummary> s = ConvertRocprofJsonTextToXSpace(
+      "{\"rocprofiler-sdk-tool\": [" + process("a_kernel", 100) + ", " +
+          process("b_kernel", 200) + "]}",
+      "doc", &space);
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(s->processes, 2);
+  std::vector<std::string> names;
+  auto gpu = Lines(space, "/device:GPU:0");
+  for (const Event& e : gpu["Queue #2"]) names.push_back(e.name);
+  EXPECT_THAT(names, ElementsAre("a_kernel", "b_kernel"));
+}
+
 TEST(RocprofToXSpace, FileErrorsNameThePath) {
   xplane::XSpaceData space;
   absl::StatusOr<RocprofSummary> s =

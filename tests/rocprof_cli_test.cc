@@ -193,6 +193,13 @@ TEST_F(RocprofCliTest, CutFileFails) {
   }
 }
 
+TEST_F(RocprofCliTest, MemoryLimitStopsTheReadCleanly) {
+  WriteFile(dir_ + "/results.json", kDoc);
+  ExpectCleanFailure(
+      Run({"convert", dir_ + "/results.json", "--logdir", logdir_, "--max-memory-mb", "1"}),
+      "results.json", "memory use reached");
+}
+
 TEST_F(RocprofCliTest, RealMi350Export) {
   const std::string path = kTestdata + "/rocprof/mi350_training_rocprofv3.json.gz";
   struct stat st;

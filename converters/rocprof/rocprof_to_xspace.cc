@@ -16,6 +16,7 @@
 #include "converters/common/gpu_plane_stats.h"
 #include "converters/common/kernel_details.h"
 #include "src/base/input_stream.h"
+#include "src/base/resource_usage.h"
 #include "src/base/status_macros.h"
 #include "src/xplane/xspace_builder.h"
 #include "src/xplane/xspace_schema.h"
@@ -399,6 +400,9 @@ absl::StatusOr<size_t> ReadPadded(const std::string& path, const RocprofOptions&
     if (n == 0) break;
     filled += n;
     if (options.progress) options.progress(stream->file_bytes_consumed(), file_size);
+    if (filled % (size_t{64} << 20) < n) {
+      TBPROF_RETURN_IF_ERROR(CheckMemoryLimit(options.max_memory_bytes, path));
+    }
   }
   buffer->resize(filled + kRocprofJsonPadding);
   std::fill(buffer->begin() + static_cast<std::ptrdiff_t>(filled), buffer->end(), '\0');
@@ -431,6 +435,7 @@ absl::StatusOr<RocprofSummary> ConvertRocprofToXSpace(const std::string& path,
       RocprofProfile profile,
       ParseRocprofJson(absl::string_view(buffer.data(), length), buffer.size(), path));
   std::string().swap(buffer);  // The profile holds what is needed.
+  TBPROF_RETURN_IF_ERROR(CheckMemoryLimit(options.max_memory_bytes, path));
   return MapRocprofToXSpace(profile, out);
 }
 

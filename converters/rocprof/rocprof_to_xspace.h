@@ -48,6 +48,9 @@ namespace tbprof::converters {
 struct RocprofOptions {
   // Gzip-bomb guard: inflated bytes allowed (0 = unlimited).
   uint64_t max_inflated_bytes = 0;
+  // Stop with kResourceExhausted once the process's resident memory passes
+  // this many bytes (0 = no limit); checked while reading and after parsing.
+  uint64_t max_memory_bytes = 0;
   // Called now and then with (input file bytes consumed, input file size).
   std::function<void(uint64_t, uint64_t)> progress;
 };
@@ -72,7 +75,8 @@ struct RocprofSummary {
 
 // Reads `path` (plain or gzip) and fills `out` (must be empty) with a
 // finalized XSpace. Errors: those of OpenInputStream (kNotFound, kDataLoss
-// for damaged gzip, kResourceExhausted past max_inflated_bytes), and
+// for damaged gzip, kResourceExhausted past max_inflated_bytes or
+// max_memory_bytes), and
 // kInvalidArgument naming `path` and the byte offset for text that is not
 // JSON or not of rocprofv3's shape (ParseRocprofJson).
 absl::StatusOr<RocprofSummary> ConvertRocprofToXSpace(const std::string& path,

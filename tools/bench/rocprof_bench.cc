@@ -10,6 +10,7 @@
 #include <ctime>
 #include <cstdio>
 #include <cstdlib>
+#include <algorithm>
 #include <memory>
 #include <string>
 
@@ -44,6 +45,10 @@ int main(int argc, char** argv) {
         tbprof::OpenInputStream(path, tbprof::InputStreamOptions());
     if (!stream.ok()) return Fail(std::string(stream.status().message()));
     std::string buffer;
+    // As the import does (rocprof_to_xspace.cc).
+    const uint64_t file_size = (*stream)->file_size();
+    buffer.reserve(static_cast<size_t>(std::min<uint64_t>(
+        (*stream)->is_gzip() ? file_size * 32 : file_size, uint64_t{1} << 30)));
     size_t filled = 0;
     for (;;) {
       buffer.resize(filled + (size_t{4} << 20));

@@ -28,8 +28,11 @@ struct Where {
   int64_t index = -1;
 };
 
+absl::string_view ToAbsl(std::string_view s) { return absl::string_view(s.data(), s.size()); }
+
 std::string Describe(const Where& where) {
-  return where.index < 0 ? std::string(where.what) : absl::StrCat(where.what, "[", where.index, "]");
+  return where.index < 0 ? std::string(where.what)
+                         : absl::StrCat(where.what, "[", where.index, "]");
 }
 
 class Parser {
@@ -208,7 +211,8 @@ absl::Status Parser::ParseAgent(od::value& v, const Where& where, RocprofAgent* 
     }
     if (key == "mem_banks") {
       return ForEachElement(f, Where{"agents[].mem_banks"}, [&](od::value& bank, int64_t) {
-        return ForEachField(bank, Where{"agents[].mem_banks"}, [&](std::string_view k, od::value& b) {
+        const Where banks{"agents[].mem_banks"};
+        return ForEachField(bank, banks, [&](std::string_view k, od::value& b) {
           if (k != "size_in_bytes") return absl::OkStatus();
           int64_t bytes = 0;
           TBPROF_RETURN_IF_ERROR(Int(b, where, "size_in_bytes", &bytes));
@@ -272,10 +276,16 @@ absl::Status Parser::ParseSymbol(od::value& v, const Where& where, uint64_t* id,
     if (key == "value" && f.type().value_unsafe() == od::json_type::object) {
       return ParseSymbol(f, where, id, has_id, s);
     }
-    if (key == "formatted_kernel_name") return String(f, where, "formatted_kernel_name", &formatted);
-    if (key == "demangled_kernel_name") return String(f, where, "demangled_kernel_name", &demangled);
+    if (key == "formatted_kernel_name") {
+      return String(f, where, "formatted_kernel_name", &formatted);
+    }
+    if (key == "demangled_kernel_name") {
+      return String(f, where, "demangled_kernel_name", &demangled);
+    }
     if (key == "kernel_name") return String(f, where, "kernel_name", &mangled);
-    if (key == "group_segment_size") return Int(f, where, "group_segment_size", &s->group_segment_size);
+    if (key == "group_segment_size") {
+      return Int(f, where, "group_segment_size", &s->group_segment_size);
+    }
     if (key == "private_segment_size") {
       return Int(f, where, "private_segment_size", &s->private_segment_size);
     }
@@ -410,7 +420,7 @@ absl::Status Parser::ParseBufferRecords(od::value& v, RocprofProcess* p) {
           if (k == "address") {
             std::string_view text;
             if (f.get_string().get(text) == simdjson::SUCCESS) {
-              a.address = ParseHexAddress(absl::string_view(text.data(), text.size()));
+              a.address = ParseHexAddress(ToAbsl(text));
               return absl::OkStatus();
             }
             return Uint(f, at, "address", &a.address);
@@ -427,7 +437,7 @@ absl::Status Parser::ParseBufferRecords(od::value& v, RocprofProcess* p) {
     if (key == "hip_api" || key == "hsa_api" || key == "rccl_api" || key == "marker_api" ||
         key == "rocdecode_api" || key == "rocjpeg_api") {
       // `key` points into the parser's buffer, which the records reuse.
-      const std::string name = absl::StrCat("buffer_records.", absl::string_view(key.data(), key.size()));
+      const std::string name = absl::StrCat("buffer_records.", ToAbsl(key));
       const Where where{name.c_str()};
       return ForEachElement(records, where, [&](od::value& r, int64_t index) {
         const Where at{where.what, index};
@@ -444,7 +454,7 @@ absl::Status Parser::ParseBufferRecords(od::value& v, RocprofProcess* p) {
       });
     }
     if (records.type().value_unsafe() != od::json_type::array) return absl::OkStatus();
-    const std::string name = absl::StrCat("buffer_records.", absl::string_view(key.data(), key.size()));
+    const std::string name = absl::StrCat("buffer_records.", ToAbsl(key));
     return ForEachElement(records, Where{name.c_str()}, [&](od::value&, int64_t) {
       ++p->records_skipped;
       return absl::OkStatus();

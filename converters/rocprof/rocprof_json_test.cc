@@ -102,7 +102,8 @@ TEST(ParseRocprofJson, AnotherShapeIsOneLineWithThePlace) {
   EXPECT_THAT(p.status().message(), HasSubstr("end_timestamp"));
   EXPECT_THAT(p.status().message(), HasSubstr("at byte "));
 
-  p = Parse(R"json({"rocprofiler-sdk-tool": [{"agents": [{"id": {"handle": "x"}, "type": 2}]}]})json");
+  p = Parse(
+      R"json({"rocprofiler-sdk-tool": [{"agents": [{"id": {"handle": "x"}, "type": 2}]}]})json");
   ASSERT_FALSE(p.ok());
   EXPECT_THAT(p.status().message(), HasSubstr("agents[0]"));
 
@@ -113,7 +114,8 @@ TEST(ParseRocprofJson, AnotherShapeIsOneLineWithThePlace) {
 
 TEST(ParseRocprofJson, TruncatedOrTrailingTextIsAnError) {
   const std::string whole =
-      R"json({"rocprofiler-sdk-tool": [{"kernel_symbols": [{"kernel_id": 1, "kernel_name": "k"}]}]})json";
+      R"json({"rocprofiler-sdk-tool": [{"kernel_symbols": [{"kernel_id": 1,
+                                                             "kernel_name": "k"}]}]})json";
   ASSERT_TRUE(Parse(whole).ok());
   for (size_t cut = 1; cut < whole.size(); ++cut) {
     EXPECT_FALSE(Parse(whole.substr(0, cut)).ok()) << cut;

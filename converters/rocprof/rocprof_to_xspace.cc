@@ -161,8 +161,9 @@ void Mapper::MapKernels(const RocprofProcess& p) {
     auto [md, inserted] = gpu.kernel_metadata.try_emplace(d.kernel_id, 0);
     if (inserted) {
       md->second = gpu.plane->GetOrCreateEventMetadata(
-          s != nullptr && !s->name.empty() ? s->name
-                                           : absl::StrCat("kernel_id ", d.kernel_id, " (no symbol)"));
+          s != nullptr && !s->name.empty()
+              ? s->name
+              : absl::StrCat("kernel_id ", d.kernel_id, " (no symbol)"));
     }
     if (s == nullptr) ++summary_.kernels_unknown_symbol;
     xplane::XEventBuilder ev = DeviceLine(gpu, static_cast<int64_t>(d.queue & INT64_MAX))

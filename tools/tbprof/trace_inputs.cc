@@ -320,8 +320,9 @@ absl::StatusOr<LoadedInput> LoadInput(const std::string& path, const LoadOptions
     rocprof_options.max_inflated_bytes = max_inflated;
     rocprof_options.progress = options.progress;
     rocprof_options.max_memory_bytes = max_memory;
-    TBPROF_ASSIGN_OR_RETURN(converters::RocprofSummary summary,
-                            converters::ConvertRocprofToXSpace(path, rocprof_options, &loaded.space));
+    TBPROF_ASSIGN_OR_RETURN(
+        converters::RocprofSummary summary,
+        converters::ConvertRocprofToXSpace(path, rocprof_options, &loaded.space));
     TBPROF_RETURN_IF_ERROR(CheckMemoryLimit(max_memory, path));
     loaded.host_hint = summary.hostname;
     loaded.steps = converters::ApplyStepsMode(&loaded.space, options.steps);

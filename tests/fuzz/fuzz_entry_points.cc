@@ -15,6 +15,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "converters/chrome_json/chrome_json_to_xspace.h"
+#include "converters/rocprof/rocprof_to_xspace.h"
 #include "converters/views/all_views.h"
 #include "converters/report/report_model.h"
 #include "converters/report/report_text.h"
@@ -285,9 +286,19 @@ absl::Status RunRawCapture(absl::string_view data) {
   return absl::OkStatus();
 }
 
+absl::Status RunRocprofJson(absl::string_view data) {
+  xplane::XSpaceData space;
+  absl::StatusOr<converters::RocprofSummary> summary =
+      converters::ConvertRocprofJsonTextToXSpace(data, "fuzz.json", &space);
+  if (!summary.ok()) return summary.status();
+  RunViews(space);
+  CheckRoundTrip(space, "rocprof converter");
+  return absl::OkStatus();
+}
+
 std::vector<std::string> FuzzTargetNames() {
   return {"chrome_json", "chrome_json_gzip", "chrome_json_threads", "xspace", "raw_capture",
-          "control_protocol"};
+          "control_protocol", "rocprof"};
 }
 
 absl::Status RunFuzzTarget(absl::string_view name, absl::string_view data) {
@@ -297,6 +308,7 @@ absl::Status RunFuzzTarget(absl::string_view name, absl::string_view data) {
   if (name == "xspace") return RunXSpace(data);
   if (name == "raw_capture") return RunRawCapture(data);
   if (name == "control_protocol") return RunControlProtocol(data);
+  if (name == "rocprof") return RunRocprofJson(data);
   return absl::InvalidArgumentError(absl::StrCat("unknown fuzz target ", name));
 }
 

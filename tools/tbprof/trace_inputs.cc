@@ -12,6 +12,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "converters/rocprof/rocprof_to_xspace.h"
 #include "src/base/input_stream.h"
 #include "src/base/resource_usage.h"
 #include "src/base/status_macros.h"
@@ -119,6 +120,8 @@ absl::string_view InputFormatName(InputFormat format) {
       return "XSpace protobuf";
     case InputFormat::kRawCapture:
       return "tbprof raw capture";
+    case InputFormat::kRocprofJson:
+      return "rocprofv3 JSON";
   }
   return "unknown";
 }
@@ -190,6 +193,7 @@ absl::StatusOr<InputFormat> DetectInputFormat(const std::string& path,
   if (absl::StartsWith(content, kRawCaptureMagic)) return InputFormat::kRawCapture;
   if (absl::StartsWith(content, "\xEF\xBB\xBF")) content.remove_prefix(3);  // UTF-8 BOM.
   content = absl::StripLeadingAsciiWhitespace(content);
+  if (converters::LooksLikeRocprofJson(content)) return InputFormat::kRocprofJson;
   if (!content.empty() && (content[0] == '{' || content[0] == '[')) return InputFormat::kChromeJson;
   if (content.empty() && filled < kSniffBytes) {
     return absl::DataLossError(absl::StrCat(path, ": empty file (only whitespace)"));
@@ -307,6 +311,20 @@ absl::StatusOr<LoadedInput> LoadInput(const std::string& path, const LoadOptions
     if (options.progress) options.progress(loaded.file_bytes, loaded.file_bytes);
     loaded.host_hint = summary.hostname;
     loaded.raw_summary = std::move(summary);
+    loaded.steps = converters::ApplyStepsMode(&loaded.space, options.steps);
+    return loaded;
+  }
+
+  if (loaded.format == InputFormat::kRocprofJson) {
+    converters::RocprofOptions rocprof_options;
+    rocprof_options.max_inflated_bytes = max_inflated;
+    rocprof_options.progress = options.progress;
+    rocprof_options.max_memory_bytes = max_memory;
+    TBPROF_ASSIGN_OR_RETURN(
+        converters::RocprofSummary summary,
+        converters::ConvertRocprofToXSpace(path, rocprof_options, &loaded.space));
+    TBPROF_RETURN_IF_ERROR(CheckMemoryLimit(max_memory, path));
+    loaded.host_hint = summary.hostname;
     loaded.steps = converters::ApplyStepsMode(&loaded.space, options.steps);
     return loaded;
   }

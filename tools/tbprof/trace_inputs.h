@@ -23,8 +23,8 @@
 
 namespace tbprof::cli {
 
-enum class InputFormat { kChromeJson, kXSpace, kRawCapture };
-// "Chrome trace JSON", "XSpace protobuf", "tbprof raw capture".
+enum class InputFormat { kChromeJson, kXSpace, kRawCapture, kRocprofJson };
+// "Chrome trace JSON", "XSpace protobuf", "tbprof raw capture", "rocprofv3 JSON".
 absl::string_view InputFormatName(InputFormat format);
 
 // Replaces each directory in `args` by the trace files directly inside it
@@ -40,7 +40,8 @@ absl::StatusOr<std::vector<std::string>> ExpandInputs(const std::vector<std::str
 bool NaturalLess(absl::string_view a, absl::string_view b);
 
 // Recognizes the format from the name and the first bytes (after gzip):
-// the raw-capture magic "\x89TBCAP\r\n" is a raw capture; content starting
+// the raw-capture magic "\x89TBCAP\r\n" is a raw capture; a JSON object whose
+// first member is "rocprofiler-sdk-tool" is rocprofv3 JSON; content starting
 // with '{' or '[' is JSON; other content of a *.json file is
 // handed to the JSON converter (which reports the byte offset); anything else
 // is taken as XSpace. Errors: kNotFound, kDataLoss ("empty file", truncated

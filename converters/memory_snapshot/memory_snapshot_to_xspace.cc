@@ -122,7 +122,10 @@ class Emitter {
     xplane::XEventBuilder ev = line->AddEvent(md, offset_ps, 0);
     ev.AddString(s_allocator_, allocator_);
     ev.AddInt64(s_allocated_, allocated);
-    ev.AddInt64(s_reserved_, reserved);
+    // The plugin reads bytes_reserved as stack memory (heap + stack = in
+    // use); PyTorch's reserved bytes hold the allocated ones, so the free
+    // part of the segments goes to bytes_available instead.
+    ev.AddInt64(s_reserved_, 0);
     ev.AddInt64(s_available_, std::max<int64_t>(0, reserved - allocated));
     ev.AddInt64(s_peak_, peak);
     ev.AddInt64(s_requested_, size);

@@ -7,9 +7,11 @@
 // - then one `MemoryAllocation` per `alloc` and one `MemoryDeallocation`
 //   per `free_completed`, at the event's time_us (or, when the snapshot has
 //   no times, 1 us apart in trace order, with a warning).
-// Each carries int64 stats allocator_name ("GPU_<d>_caching"),
-// bytes_allocated and bytes_reserved (running totals after the event, rules
-// in memory_snapshot_analysis.h), bytes_available (reserved - allocated),
+// Each carries stats allocator_name ("GPU_<d>_caching"), int64
+// bytes_allocated (running total after the event, rules in
+// memory_snapshot_analysis.h), bytes_available (PyTorch's reserved minus
+// allocated bytes: the free part of the segments), bytes_reserved 0 (the
+// plugin counts it as stack memory on top of bytes_allocated),
 // peak_bytes_in_use (running maximum), requested_bytes and
 // allocation_bytes (the block size), addr, plus ref stats tf_op (the
 // innermost user frame "file:line:function") and kStackStatName (every

@@ -42,7 +42,7 @@ Converted Convert(const std::string& name) {
 struct MemEvent {
   std::string name;
   std::string allocator;
-  int64_t allocated = 0, reserved = 0, peak = 0, size = 0;
+  int64_t allocated = 0, reserved = 0, available = 0, peak = 0, size = 0;
   std::string tf_op, stack, region;
 };
 
@@ -61,6 +61,7 @@ std::vector<MemEvent> MemoryEvents(const xplane::XSpaceData& space, int64_t line
         if (n == "allocator_name") m.allocator = std::string(s.StrOrRefValue());
         if (n == "bytes_allocated") m.allocated = s.IntValue();
         if (n == "bytes_reserved") m.reserved = s.IntValue();
+        if (n == "bytes_available") m.available = s.IntValue();
         if (n == "peak_bytes_in_use") m.peak = s.IntValue();
         if (n == "allocation_bytes") m.size = s.IntValue();
         if (n == "tf_op") m.tf_op = std::string(s.StrOrRefValue());
@@ -118,6 +119,8 @@ TEST(MemorySnapshotTest, SmallSnapshotAnalysis) {
     EXPECT_EQ(events[0].region, std::string(kBeforeRecordingRegion));
     EXPECT_EQ(events.back().name, "MemoryDeallocation");
     EXPECT_EQ(events.back().allocated, 9 * kMiB);
+    EXPECT_EQ(events.back().available, 31 * kMiB);  // 40 MiB reserved.
+    EXPECT_EQ(events.back().reserved, 0);
     EXPECT_THAT(events[2].tf_op, testing::MatchesRegex("/home/u/train.py:4[0-9]:step[0-9]"));
     EXPECT_THAT(events[2].stack, HasSubstr("torch/nn/modules/linear.py:125:forward\n"));
     EXPECT_THAT(c.space.warnings, testing::Contains(HasSubstr("1 out-of-memory")));

@@ -126,12 +126,11 @@ class SnapshotVisitor : public pickle::PickleVisitor {
     }
     switch (tag) {
       case kFrame: {
-        std::vector<uint32_t> frames;
-        frames.reserve(items.size());
-        for (const Value& v : items) frames.push_back(static_cast<uint32_t>(v.u));
+        frames_.clear();
+        for (const Value& v : items) frames_.push_back(static_cast<uint32_t>(v.u));
         auto [it, inserted] =
-            stack_ids_.try_emplace(frames, static_cast<uint32_t>(out_->stacks.size()));
-        if (inserted) out_->stacks.push_back(std::move(frames));
+            stack_ids_.try_emplace(frames_, static_cast<uint32_t>(out_->stacks.size()));
+        if (inserted) out_->stacks.push_back(frames_);
         return Value::Handle(kStack, it->second);
       }
       case kEvent: {
@@ -180,28 +179,53 @@ class SnapshotVisitor : public pickle::PickleVisitor {
     const Value *segments = nullptr, *traces = nullptr, *history = nullptr, *real_size = nullptr;
     for (size_t k = 0; k + 1 < items.size(); k += 2) {
       if (items[k].kind != Kind::kString) continue;
-      absl::string_view key = items[k].string();
+      const absl::string_view key = items[k].string();
       const Value* v = &items[k + 1];
-      if (key == "action") f[kAction] = v;
-      else if (key == "addr") f[kAddr] = v;
-      else if (key == "size") f[kSize] = v;
-      else if (key == "stream") f[kStream] = v;
-      else if (key == "time_us") f[kTime] = v;
-      else if (key == "frames") f[kFrames] = v;
-      else if (key == "filename") f[kFilename] = v;
-      else if (key == "line") f[kLine] = v;
-      else if (key == "name") f[kName] = v;
-      else if (key == "state") f[kState] = v;
-      else if (key == "requested_size") f[kRequested] = v;
-      else if (key == "total_size") f[kTotal] = v;
-      else if (key == "blocks") f[kBlocks] = v;
-      else if (key == "device") f[kDevice] = v;
-      else if (key == "address") f[kAddress] = v;
-      else if (key == "segment_type") f[kType] = v;
-      else if (key == "segments") segments = v;
-      else if (key == "device_traces") traces = v;
-      else if (key == "history") history = v;
-      else if (key == "real_size") real_size = v;
+      // By length first: most keys are rejected or found with one compare.
+      switch (key.size()) {
+        case 4:
+          if (key == "addr") f[kAddr] = v;
+          else if (key == "size") f[kSize] = v;
+          else if (key == "line") f[kLine] = v;
+          else if (key == "name") f[kName] = v;
+          break;
+        case 5:
+          if (key == "state") f[kState] = v;
+          break;
+        case 6:
+          if (key == "action") f[kAction] = v;
+          else if (key == "stream") f[kStream] = v;
+          else if (key == "frames") f[kFrames] = v;
+          else if (key == "blocks") f[kBlocks] = v;
+          else if (key == "device") f[kDevice] = v;
+          break;
+        case 7:
+          if (key == "time_us") f[kTime] = v;
+          else if (key == "address") f[kAddress] = v;
+          else if (key == "history") history = v;
+          break;
+        case 8:
+          if (key == "filename") f[kFilename] = v;
+          else if (key == "segments") segments = v;
+          break;
+        case 9:
+          if (key == "real_size") real_size = v;
+          break;
+        case 10:
+          if (key == "total_size") f[kTotal] = v;
+          break;
+        case 12:
+          if (key == "segment_type") f[kType] = v;
+          break;
+        case 13:
+          if (key == "device_traces") traces = v;
+          break;
+        case 14:
+          if (key == "requested_size") f[kRequested] = v;
+          break;
+        default:
+          break;
+      }
     }
     bool ok = true;
     if (segments != nullptr || traces != nullptr) {
@@ -284,6 +308,7 @@ class SnapshotVisitor : public pickle::PickleVisitor {
   Snapshot* out_;
   absl::flat_hash_map<std::string, uint32_t> string_ids_;
   absl::flat_hash_map<std::vector<uint32_t>, uint32_t, StackHash> stack_ids_;
+  std::vector<uint32_t> frames_;  // Scratch.
   std::vector<std::vector<uint32_t>> event_lists_;
   std::vector<std::vector<uint32_t>> trace_lists_;
   std::vector<Block> blocks_;

@@ -121,6 +121,7 @@ class Reader {
   }
 
   absl::StatusOr<Value*> MemoEntry(uint64_t index) {
+    if (index < memo_.size() && !(memo_[index].flags & kUndefinedFlag)) return &memo_[index];
     Value* v = nullptr;
     if (index < memo_.size()) {
       v = &memo_[index];
@@ -208,8 +209,14 @@ absl::StatusOr<Value> Reader::Consume(Value v) {
 
 absl::Status Reader::ConsumeRange(size_t begin) {
   scratch_.clear();
+  scratch_.reserve(stack_.size() - begin);
   for (size_t k = begin; k < stack_.size(); ++k) {
-    TBPROF_ASSIGN_OR_RETURN(Value r, Consume(stack_[k]));
+    const Value& v = stack_[k];
+    if (v.kind != Kind::kMemoRef && !IsContainer(v.kind)) {  // Scalars: as they are.
+      scratch_.push_back(v);
+      continue;
+    }
+    TBPROF_ASSIGN_OR_RETURN(Value r, Consume(v));
     scratch_.push_back(r);
   }
   stack_.resize(begin);

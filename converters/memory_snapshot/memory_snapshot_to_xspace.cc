@@ -41,6 +41,7 @@ class Emitter {
     s_reserved_ = plane_->GetOrCreateStatMetadata(StatType::kBytesReserved);
     s_available_ = plane_->GetOrCreateStatMetadata(StatType::kBytesAvailable);
     s_peak_ = plane_->GetOrCreateStatMetadata(StatType::kPeakBytesInUse);
+    s_fragmentation_ = plane_->GetOrCreateStatMetadata(StatType::kFragmentation);
     s_requested_ = plane_->GetOrCreateStatMetadata(StatType::kRequestedBytes);
     s_allocation_ = plane_->GetOrCreateStatMetadata(StatType::kAllocationBytes);
     s_addr_ = plane_->GetOrCreateStatMetadata(StatType::kAddress);
@@ -126,7 +127,11 @@ class Emitter {
     // use); PyTorch's reserved bytes hold the allocated ones, so the free
     // part of the segments goes to bytes_available instead.
     ev.AddInt64(s_reserved_, 0);
-    ev.AddInt64(s_available_, std::max<int64_t>(0, reserved - allocated));
+    const int64_t available = std::max<int64_t>(0, reserved - allocated);
+    ev.AddInt64(s_available_, available);
+    // The free share of the segments; the plugin shows 0 without this stat.
+    const double held = static_cast<double>(available) + static_cast<double>(allocated);
+    ev.AddDouble(s_fragmentation_, held > 0 ? static_cast<double>(available) / held : 0.0);
     ev.AddInt64(s_peak_, peak);
     ev.AddInt64(s_requested_, size);
     ev.AddInt64(s_allocation_, size);
@@ -150,7 +155,8 @@ class Emitter {
   int64_t base_us_ = 0;
   std::string allocator_;
   uint32_t alloc_md_, dealloc_md_;
-  uint32_t s_allocator_, s_allocated_, s_reserved_, s_available_, s_peak_, s_requested_,
+  uint32_t s_allocator_, s_allocated_, s_reserved_, s_available_, s_peak_, s_fragmentation_,
+      s_requested_,
       s_allocation_, s_addr_, s_tf_op_, s_region_, s_stack_;
   std::vector<std::pair<uint32_t, uint32_t>> stack_refs_;  // (tf_op, frames) metadata by stack.
 };

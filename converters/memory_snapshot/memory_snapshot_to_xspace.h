@@ -11,7 +11,8 @@
 // bytes_allocated (running total after the event, rules in
 // memory_snapshot_analysis.h), bytes_available (PyTorch's reserved minus
 // allocated bytes: the free part of the segments), bytes_reserved 0 (the
-// plugin counts it as stack memory on top of bytes_allocated),
+// plugin counts it as stack memory on top of bytes_allocated), double
+// fragmentation (available / (allocated + available)),
 // peak_bytes_in_use (running maximum), requested_bytes and
 // allocation_bytes (the block size), addr, plus ref stats tf_op (the
 // innermost user frame "file:line:function") and kStackStatName (every

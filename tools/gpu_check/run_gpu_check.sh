@@ -7,7 +7,9 @@
 #  4. overhead: loop time with and without the collector (and with it idle
 #     in control mode);
 #  5. a capture of the running loop through `tbprof record --serve` and
-#     `tbprof capture` (the path of TensorBoard's "Capture profile").
+#     `tbprof capture` (the path of TensorBoard's "Capture profile");
+#  6. a real CUDA memory snapshot: convert, report, and its peak against the
+#     independent running sum of testdata/memory_snapshot/running_peak.py.
 # Results go to $OUT (default ./gpu_check_out) and are printed.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -55,6 +57,12 @@ if python3 -c "import torch; assert torch.cuda.is_available()" 2>/dev/null; then
   kill -TERM -- "-$job" 2>/dev/null || true
   wait "$job" 2>/dev/null || true
   "$TB" report "$OUT/tb/plugins/profile/served" | tee "$OUT/served_report.txt"
+  echo "== CUDA memory snapshot (torch.cuda.memory._dump_snapshot)"
+  python3 tools/gpu_check/memory_snapshot.py "$OUT/memory_snapshot.pickle" 5 | tee "$OUT/memory_snapshot.txt"
+  "$TB" convert "$OUT/memory_snapshot.pickle" --logdir "$OUT/tb" --run memory_snapshot
+  "$TB" report "$OUT/memory_snapshot.pickle" | tee -a "$OUT/memory_snapshot.txt"
+  echo "independent running sum (device initial peak final):" | tee -a "$OUT/memory_snapshot.txt"
+  python3 testdata/memory_snapshot/running_peak.py "$OUT/memory_snapshot.pickle" | tee -a "$OUT/memory_snapshot.txt"
 else
   echo "PyTorch with CUDA not available: skipped the PyTorch comparison and overhead" | tee "$OUT/torch_skipped.txt"
 fi

@@ -84,8 +84,28 @@ class SnapshotVisitor : public pickle::PickleVisitor {
   absl::StatusOr<Value> Reduce(Kind kind, absl::Span<const Value> items,
                                uint64_t offset) override {
     if (kind == Kind::kDict) return ReduceDict(items);
-    if (kind == Kind::kList) return ReduceList(items);
+    if (kind == Kind::kList) {
+      auto it = taken_.find(offset);
+      if (it == taken_.end()) return ReduceList(items);
+      // A trace list whose events were taken as they came.
+      std::vector<uint32_t> ids = std::move(it->second);
+      taken_.erase(it);
+      if (!items.empty()) return Value::Handle(kOther, 0);
+      event_lists_.push_back(std::move(ids));
+      return Value::Handle(kEventList, event_lists_.size() - 1);
+    }
     return Value::Handle(kOther, 0);
+  }
+
+  // Trace events are kept as 4-byte ids as they are appended, instead of
+  // 16-byte values held until their list is complete.
+  bool TakeListItems(uint64_t list_offset, absl::Span<const Value> items) override {
+    for (const Value& v : items) {
+      if (!v.IsHandle(kEvent)) return false;
+    }
+    std::vector<uint32_t>& ids = taken_[list_offset];
+    for (const Value& v : items) ids.push_back(static_cast<uint32_t>(v.u));
+    return true;
   }
 
   // The segments of a bare list, or of the top dict, in file order.
@@ -309,6 +329,7 @@ class SnapshotVisitor : public pickle::PickleVisitor {
   absl::flat_hash_map<std::string, uint32_t> string_ids_;
   absl::flat_hash_map<std::vector<uint32_t>, uint32_t, StackHash> stack_ids_;
   std::vector<uint32_t> frames_;  // Scratch.
+  absl::flat_hash_map<uint64_t, std::vector<uint32_t>> taken_;  // List offset -> event ids.
   std::vector<std::vector<uint32_t>> event_lists_;
   std::vector<std::vector<uint32_t>> trace_lists_;
   std::vector<Block> blocks_;

@@ -40,7 +40,8 @@ std::string UserFrameText(const Snapshot& snapshot, uint32_t stack) {
 namespace {
 
 // Pass 1: which blocks and segments were live before recording began.
-void FindInitialState(const Snapshot& snapshot, DeviceMemory* m) {
+void FindInitialState(const Snapshot& snapshot, const std::vector<uint32_t>& segments,
+                      DeviceMemory* m) {
   absl::flat_hash_map<uint64_t, int64_t> live_blocks;  // Allocated in the trace, not freed.
   absl::flat_hash_set<uint64_t> live_segments;
   if (static_cast<size_t>(m->device) < snapshot.device_traces.size()) {
@@ -76,8 +77,8 @@ void FindInitialState(const Snapshot& snapshot, DeviceMemory* m) {
       }
     }
   }
-  for (const Segment& s : snapshot.segments) {
-    if (s.device != m->device) continue;
+  for (uint32_t index : segments) {
+    const Segment& s = snapshot.segments[index];
     ++m->segments;
     m->segment_reserved_bytes = SaturatingAdd(m->segment_reserved_bytes, s.total_size);
     if (!live_segments.contains(s.address)) {
@@ -132,11 +133,21 @@ SnapshotAnalysis AnalyzeSnapshot(const Snapshot& snapshot) {
   for (const Segment& s : snapshot.segments) {
     if (s.device >= 0 && s.device < (int64_t{1} << 16)) devices = std::max(devices, s.device + 1);
   }
+  absl::flat_hash_map<int64_t, std::vector<uint32_t>> segments_by_device;
+  for (size_t i = 0; i < snapshot.segments.size(); ++i) {
+    segments_by_device[snapshot.segments[i].device].push_back(static_cast<uint32_t>(i));
+  }
+  const std::vector<uint32_t> no_segments;
   int64_t without_time = 0;
   for (int64_t d = 0; d < devices; ++d) {
+    auto it = segments_by_device.find(d);
+    const std::vector<uint32_t>& segments = it == segments_by_device.end() ? no_segments : it->second;
+    const bool has_events = static_cast<size_t>(d) < snapshot.device_traces.size() &&
+                            !snapshot.device_traces[d].empty();
+    if (!has_events && segments.empty()) continue;
     DeviceMemory m;
     m.device = d;
-    FindInitialState(snapshot, &m);
+    FindInitialState(snapshot, segments, &m);
     const bool has_trace = static_cast<size_t>(d) < snapshot.device_traces.size();
     m.trace_events = has_trace ? static_cast<int64_t>(snapshot.device_traces[d].size()) : 0;
     if (m.trace_events == 0 && m.segments == 0) continue;

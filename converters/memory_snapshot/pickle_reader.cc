@@ -502,6 +502,9 @@ absl::Status Reader::Step(uint8_t op) {
       TBPROF_RETURN_IF_ERROR(ConsumeRange(stack_.size() - n));
       TBPROF_ASSIGN_OR_RETURN(Slot * target, TopTarget(op == 'a' ? Kind::kList : Kind::kDict,
                                                        op == 'a' ? "APPEND" : "SETITEM"));
+      if (op == 'a' && visitor_->TakeListItems(target->offset, scratch_)) {
+        return absl::OkStatus();
+      }
       target->items.insert(target->items.end(), scratch_.begin(), scratch_.end());
       return absl::OkStatus();
     }
@@ -516,6 +519,9 @@ absl::Status Reader::Step(uint8_t op) {
       }
       TBPROF_RETURN_IF_ERROR(ConsumeRange(begin));
       TBPROF_ASSIGN_OR_RETURN(Slot * target, TopTarget(kind, name));
+      if (kind == Kind::kList && visitor_->TakeListItems(target->offset, scratch_)) {
+        return absl::OkStatus();
+      }
       target->items.insert(target->items.end(), scratch_.begin(), scratch_.end());
       return absl::OkStatus();
     }

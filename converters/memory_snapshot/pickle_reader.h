@@ -87,6 +87,14 @@ class PickleVisitor {
   // stops the read (the reader adds nothing to its message).
   virtual absl::StatusOr<Value> Reduce(Kind kind, absl::Span<const Value> items,
                                        uint64_t offset) = 0;
+  // Called when APPEND / APPENDS add `items` (containers among them already
+  // reduced) to the list created at byte `list_offset`. Returning true
+  // takes them: the reader does not keep them, and Reduce() of that list
+  // later sees only the items not taken (so a long list of records need not
+  // be held twice). The default takes nothing.
+  virtual bool TakeListItems(uint64_t list_offset, absl::Span<const Value> items) {
+    return false;
+  }
 };
 
 struct PickleReadOptions {

@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "converters/memory_snapshot/memory_snapshot_analysis.h"
 #include "src/base/status_macros.h"
+#include "src/xplane/xspace_wire_reader.h"
 
 namespace tbprof::converters::memory_snapshot {
 
@@ -124,8 +125,26 @@ class SnapshotVisitor : public pickle::PickleVisitor {
     if (v.kind != Kind::kString) return 0;
     auto [it, inserted] =
         string_ids_.try_emplace(std::string(v.string()), static_cast<uint32_t>(out_->strings.size()));
-    if (inserted) out_->strings.emplace_back(v.string());
+    if (inserted) out_->strings.push_back(ValidUtf8(v.string()));
     return it->second;
+  }
+  // Names end up in XSpace string fields, which must be UTF-8: each byte
+  // that does not start a valid sequence becomes U+FFFD.
+  static std::string ValidUtf8(absl::string_view s) {
+    if (xplane::IsValidUtf8(s)) return std::string(s);
+    std::string out;
+    for (size_t i = 0; i < s.size();) {
+      const unsigned char c = static_cast<unsigned char>(s[i]);
+      size_t n = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
+      if (n > 0 && i + n <= s.size() && xplane::IsValidUtf8(s.substr(i, n))) {
+        out.append(s.data() + i, n);
+        i += n;
+      } else {
+        out += "\xEF\xBF\xBD";
+        ++i;
+      }
+    }
+    return out;
   }
   static int64_t Int(const Value& v, bool* ok) {
     int64_t x = 0;

@@ -67,7 +67,11 @@ class Emitter {
   int64_t Emit(const DeviceMemory& m) {
     xplane::XLineBuilder* line = plane_->GetOrCreateLine(m.device);
     line->SetName(absl::StrCat("GPU:", m.device, " memory snapshot"));
-    if (has_times_ && base_us_ > 0 && base_us_ < kMaxOffsetUs) line->SetTimestampNs(base_us_ * 1000);
+    // Epoch microseconds: the line starts there (Finalize keeps the epoch
+    // as profile_start_time and counts offsets from the session start).
+    if (has_times_ && base_us_ > 0 && base_us_ <= std::numeric_limits<int64_t>::max() / 1000) {
+      line->SetTimestampNs(base_us_ * 1000);
+    }
     allocator_ = absl::StrCat("GPU_", m.device, "_caching");
     const std::vector<uint32_t> empty;
     const std::vector<uint32_t>& trace =

@@ -124,6 +124,14 @@ TEST(MemorySnapshotTest, SmallSnapshotAnalysis) {
     EXPECT_THAT(events[2].tf_op, testing::MatchesRegex("/home/u/train.py:4[0-9]:step[0-9]"));
     EXPECT_THAT(events[2].stack, HasSubstr("torch/nn/modules/linear.py:125:forward\n"));
     EXPECT_THAT(c.space.warnings, testing::Contains(HasSubstr("1 out-of-memory")));
+    // time_us is epoch microseconds: the profile starts at the first event.
+    const xplane::Plane* env = xplane::FindPlaneWithName(c.space, "Task Environment");
+    ASSERT_NE(env, nullptr);
+    int64_t start_ns = 0;
+    xplane::XPlaneVisitor(&c.space, env, 0).ForEachStat([&](const xplane::XStatVisitor& s) {
+      if (s.name() == "profile_start_time") start_ns = s.IntValue();
+    });
+    EXPECT_EQ(start_ns, int64_t{1'700'000'000'000'007} * 1000);
   }
 }
 

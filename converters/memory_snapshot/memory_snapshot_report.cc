@@ -22,7 +22,8 @@ std::string Bytes(int64_t bytes) {
     ++u;
   }
   if (u == 0) return absl::StrCat(bytes, " B");
-  return absl::StrFormat(v >= 100 ? "%.0f %s" : v >= 10 ? "%.1f %s" : "%.2f %s", v, units[u]);
+  const int digits = v >= 100 ? 0 : v >= 10 ? 1 : 2;
+  return absl::StrFormat("%.*f %s", digits, v, units[u]);
 }
 
 std::vector<absl::string_view> Frames(const MemorySnapshotSummary& s, size_t device, size_t block) {

@@ -76,7 +76,7 @@ std::vector<MemEvent> MemoryEvents(const xplane::XSpaceData& space, int64_t line
 
 TEST(MemorySnapshotTest, SmallSnapshotAnalysis) {
   for (const char* name : {"small.p2.pickle", "small.p4.pickle", "small.p5.pickle",
-                           "small.p4.pickle.gz"}) {
+                           "small.p4.pickle.gz", "pytorch_keys.p4.pickle"}) {
     SCOPED_TRACE(name);
     Converted c = Convert(name);
     const auto& devices = c.summary.analysis.devices;
@@ -156,7 +156,8 @@ TEST(MemorySnapshotTest, PeakEqualsIndependentRunningSum) {
   if (std::system("python3 -c 'import pickle' >/dev/null 2>&1") != 0) {
     GTEST_SKIP() << "python3 not available";
   }
-  for (const char* name : {"small.p2.pickle", "small.p5.pickle", "random.p5.pickle"}) {
+  for (const char* name : {"small.p2.pickle", "small.p5.pickle", "random.p5.pickle",
+                           "pytorch_keys.p4.pickle"}) {
     SCOPED_TRACE(name);
     std::string command = absl::StrCat("python3 ", kDir, "running_peak.py ", kDir, name);
     FILE* pipe = ::popen(command.c_str(), "r");

@@ -138,6 +138,30 @@ def small(with_time=True):
             "allocator_settings": ALLOC_SETTINGS, "external_annotations": []}
 
 
+def as_pytorch_writes_it(snap):
+    """The keys exactly as torch/csrc/cuda/Module.cpp writes them: blocks carry
+    "address", an oom event has "device_free" and no "addr", events without a
+    context have no "frames", and segments/blocks without one share one empty
+    list object."""
+    empty = []
+    for seg in snap["segments"]:
+        addr = seg["address"]
+        for b in seg["blocks"]:
+            b["address"] = addr
+            addr += b["size"]
+            if not b["frames"]:
+                b["frames"] = empty
+        if not seg["frames"]:
+            seg["frames"] = empty
+    for trace in snap["device_traces"]:
+        for e in trace:
+            if e["action"] == "oom":
+                del e["addr"]
+            if not e["frames"]:
+                del e["frames"]
+    return snap
+
+
 def random_snapshot(events, seed):
     rng = random.Random(seed)
     d = Device(0, 64 * MIB, 1_700_000_000_000_000)
@@ -164,6 +188,7 @@ def main():
     with open(os.path.join(out, "small.p4.pickle.gz"), "wb") as f:
         f.write(gzip.compress(pickle.dumps(snap, protocol=4), mtime=0))
     write("no_time.p4.pickle", pickle.dumps(small(with_time=False), protocol=4))
+    write("pytorch_keys.p4.pickle", pickle.dumps(as_pytorch_writes_it(small()), protocol=4))
     write("random.p5.pickle", pickle.dumps(random_snapshot(3000, 7), protocol=5))
     write("segments_only.p4.pickle", pickle.dumps(snap["segments"], protocol=4))
     write("not_snapshot.p4.pickle", pickle.dumps({"a": [1, 2.5, None]}, protocol=4))

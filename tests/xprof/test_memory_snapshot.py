@@ -18,7 +18,7 @@ import conftest
 
 FIXTURES = conftest.REPO / 'testdata' / 'memory_snapshot'
 SNAPSHOTS = ['small.p2.pickle', 'small.p4.pickle', 'small.p5.pickle', 'small.p4.pickle.gz',
-             'no_time.p4.pickle', 'random.p5.pickle']
+             'no_time.p4.pickle', 'random.p5.pickle', 'pytorch_keys.p4.pickle']
 
 
 def independent_peaks(path):

@@ -7,7 +7,7 @@
 #   ./scripts/fuzz.sh 300 xspace      one target
 #
 # Targets: chrome_json chrome_json_gzip chrome_json_threads xspace raw_capture
-#          control_protocol rocprof
+#          control_protocol rocprof memory_snapshot
 # (tests/fuzz/).
 # Seeds come from tests/fuzz/corpus/<target>/ and tests/fuzz/regressions/
 # <target>/; what the fuzzer finds on the way goes to a scratch corpus in
@@ -26,7 +26,8 @@ cd "$(dirname "$0")/.."
 
 SECONDS_PER_TARGET=${1:-60}
 shift || true
-ALL_TARGETS=(chrome_json chrome_json_gzip chrome_json_threads xspace raw_capture control_protocol rocprof)
+ALL_TARGETS=(chrome_json chrome_json_gzip chrome_json_threads xspace raw_capture control_protocol
+             rocprof memory_snapshot)
 if [ $# -gt 0 ]; then TARGETS=("$@"); else TARGETS=("${ALL_TARGETS[@]}"); fi
 
 BUILD_DIR=${BUILD_DIR:-build-fuzz}
@@ -79,6 +80,7 @@ for t in "${TARGETS[@]}"; do
     xspace) dict=(-dict=tests/fuzz/xspace.dict) ;;
     control_protocol) dict=(-dict=tests/fuzz/control_protocol.dict) ;;
     rocprof) dict=(-dict=tests/fuzz/rocprof.dict) ;;
+    memory_snapshot) dict=(-dict=tests/fuzz/memory_snapshot.dict) ;;
   esac
   echo "=== fuzzing $t for ${SECONDS_PER_TARGET}s"
   # shellcheck disable=SC2086

@@ -16,6 +16,7 @@
 #include "absl/strings/str_cat.h"
 #include "converters/chrome_json/chrome_json_to_xspace.h"
 #include "converters/rocprof/rocprof_to_xspace.h"
+#include "converters/memory_snapshot/memory_snapshot_to_xspace.h"
 #include "converters/views/all_views.h"
 #include "converters/report/report_model.h"
 #include "converters/report/report_text.h"
@@ -296,9 +297,20 @@ absl::Status RunRocprofJson(absl::string_view data) {
   return absl::OkStatus();
 }
 
+absl::Status RunMemorySnapshot(absl::string_view data) {
+  absl::StatusOr<converters::memory_snapshot::Snapshot> snapshot =
+      converters::memory_snapshot::ReadMemorySnapshot(data, "fuzz.pickle");
+  if (!snapshot.ok()) return snapshot.status();
+  xplane::XSpaceData space;
+  converters::ConvertSnapshotToXSpace(*snapshot, &space);
+  RunViews(space);
+  CheckRoundTrip(space, "memory snapshot converter");
+  return absl::OkStatus();
+}
+
 std::vector<std::string> FuzzTargetNames() {
   return {"chrome_json", "chrome_json_gzip", "chrome_json_threads", "xspace", "raw_capture",
-          "control_protocol", "rocprof"};
+          "control_protocol", "rocprof", "memory_snapshot"};
 }
 
 absl::Status RunFuzzTarget(absl::string_view name, absl::string_view data) {
@@ -309,6 +321,7 @@ absl::Status RunFuzzTarget(absl::string_view name, absl::string_view data) {
   if (name == "raw_capture") return RunRawCapture(data);
   if (name == "control_protocol") return RunControlProtocol(data);
   if (name == "rocprof") return RunRocprofJson(data);
+  if (name == "memory_snapshot") return RunMemorySnapshot(data);
   return absl::InvalidArgumentError(absl::StrCat("unknown fuzz target ", name));
 }
 

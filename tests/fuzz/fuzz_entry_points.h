@@ -53,6 +53,10 @@ absl::Status RunXSpace(absl::string_view data);
 // the payload decoders instead of being rejected by the checksum.
 absl::Status RunRawCapture(absl::string_view data);
 
+// PyTorch memory snapshot (pickle) bytes through the plain-data pickle
+// reader, the snapshot analysis, the XSpace converter and every view.
+absl::Status RunMemorySnapshot(absl::string_view data);
+
 // Control-channel bytes (src/capture/control_protocol.h) through its
 // decoders; every accepted message must encode back to the same bytes. The
 // first byte selects the mode (mod 7): 0 -> a stream of whole frames, as the

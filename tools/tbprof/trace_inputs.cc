@@ -27,11 +27,12 @@ namespace {
 constexpr absl::string_view kTraceSuffixes[] = {
     ".pt.trace.json.gz", ".pt.trace.json", ".trace.json.gz", ".trace.json", ".xplane.pb.gz",
     ".json.gz",          ".xplane.pb",     ".json",          ".pb.gz",      ".pb",
-    ".gz",               ".tbcap",
+    ".gz",               ".tbcap",          ".pickle.gz",      ".pickle",         ".pkl",
 };
 // Names a directory scan picks up.
 constexpr absl::string_view kDirectoryTraceSuffixes[] = {".json", ".json.gz", ".xplane.pb",
-                                                         ".xplane.pb.gz", ".tbcap"};
+                                                         ".xplane.pb.gz", ".tbcap",
+                                                         ".pickle",       ".pkl"};
 // First bytes of a raw capture (docs/raw_capture_format.md).
 constexpr absl::string_view kRawCaptureMagic = "\x89TBCAP\r\n";
 constexpr size_t kSniffBytes = 4096;
@@ -122,6 +123,8 @@ absl::string_view InputFormatName(InputFormat format) {
       return "tbprof raw capture";
     case InputFormat::kRocprofJson:
       return "rocprofv3 JSON";
+    case InputFormat::kMemorySnapshot:
+      return "PyTorch memory snapshot";
   }
   return "unknown";
 }
@@ -191,6 +194,7 @@ absl::StatusOr<InputFormat> DetectInputFormat(const std::string& path,
   }
   absl::string_view content = head;
   if (absl::StartsWith(content, kRawCaptureMagic)) return InputFormat::kRawCapture;
+  if (converters::pickle::LooksLikePickle(content)) return InputFormat::kMemorySnapshot;
   if (absl::StartsWith(content, "\xEF\xBB\xBF")) content.remove_prefix(3);  // UTF-8 BOM.
   content = absl::StripLeadingAsciiWhitespace(content);
   if (converters::LooksLikeRocprofJson(content)) return InputFormat::kRocprofJson;
@@ -326,6 +330,19 @@ absl::StatusOr<LoadedInput> LoadInput(const std::string& path, const LoadOptions
     TBPROF_RETURN_IF_ERROR(CheckMemoryLimit(max_memory, path));
     loaded.host_hint = summary.hostname;
     loaded.steps = converters::ApplyStepsMode(&loaded.space, options.steps);
+    return loaded;
+  }
+
+  if (loaded.format == InputFormat::kMemorySnapshot) {
+    if (options.progress) options.progress(0, loaded.file_bytes);
+    converters::MemorySnapshotOptions snapshot_options;
+    snapshot_options.max_inflated_bytes = max_inflated;
+    TBPROF_ASSIGN_OR_RETURN(
+        converters::MemorySnapshotSummary summary,
+        converters::ConvertMemorySnapshotToXSpace(path, snapshot_options, &loaded.space));
+    TBPROF_RETURN_IF_ERROR(CheckMemoryLimit(max_memory, path));
+    if (options.progress) options.progress(loaded.file_bytes, loaded.file_bytes);
+    loaded.memory_snapshot_summary = std::move(summary);
     return loaded;
   }
 

@@ -18,17 +18,19 @@
 #include "absl/strings/string_view.h"
 #include "converters/chrome_json/chrome_json_to_xspace.h"
 #include "converters/common/step_inference.h"
+#include "converters/memory_snapshot/memory_snapshot_to_xspace.h"
 #include "converters/raw_capture/raw_capture_to_xspace.h"
 #include "src/xplane/xspace_data.h"
 
 namespace tbprof::cli {
 
-enum class InputFormat { kChromeJson, kXSpace, kRawCapture, kRocprofJson };
-// "Chrome trace JSON", "XSpace protobuf", "tbprof raw capture", "rocprofv3 JSON".
+enum class InputFormat { kChromeJson, kXSpace, kRawCapture, kRocprofJson, kMemorySnapshot };
+// "Chrome trace JSON", "XSpace protobuf", "tbprof raw capture", "rocprofv3 JSON",
+// "PyTorch memory snapshot".
 absl::string_view InputFormatName(InputFormat format);
 
 // Replaces each directory in `args` by the trace files directly inside it
-// (names ending in .json, .json.gz, .xplane.pb, .xplane.pb.gz or .tbcap; hidden files
+// (names ending in .json, .json.gz, .xplane.pb, .xplane.pb.gz, .tbcap, .pickle or .pkl; hidden files
 // skipped, and so are the precomputed view files "<host>.*" of a run
 // directory that has "<host>.xplane.pb"; natural order, so "rank2" sorts
 // before "rank10"). Files are kept
@@ -41,10 +43,10 @@ bool NaturalLess(absl::string_view a, absl::string_view b);
 
 // Recognizes the format from the name and the first bytes (after gzip):
 // the raw-capture magic "\x89TBCAP\r\n" is a raw capture; a JSON object whose
-// first member is "rocprofiler-sdk-tool" is rocprofv3 JSON; content starting
-// with '{' or '[' is JSON; other content of a *.json file is
-// handed to the JSON converter (which reports the byte offset); anything else
-// is taken as XSpace. Errors: kNotFound, kDataLoss ("empty file", truncated
+// first member is "rocprofiler-sdk-tool" is rocprofv3 JSON; a pickle header
+// (PROTO 2..5) is a PyTorch memory snapshot; content starting with '{' or
+// '[' is JSON; other content of a *.json file is handed to the JSON converter
+// (which reports the byte offset); anything else is taken as XSpace. Errors: kNotFound, kDataLoss ("empty file", truncated
 // gzip), each naming `path`.
 absl::StatusOr<InputFormat> DetectInputFormat(const std::string& path,
                                               uint64_t max_inflated_bytes);
@@ -94,6 +96,8 @@ struct LoadedInput {
   std::optional<converters::ChromeJsonSummary> json_summary;
   // Set for raw captures.
   std::optional<converters::RawCaptureSummary> raw_summary;
+  // Set for PyTorch memory snapshots (pickle).
+  std::optional<converters::MemorySnapshotSummary> memory_snapshot_summary;
   // Host name the data itself suggests ("" if none): the trace's hint, the
   // capture's host name, or XSpace.hostnames[0].
   std::string host_hint;

@@ -15,7 +15,7 @@ cd "$(dirname "$0")/.."
 # gRPC (the capture server of `tbprof serve`).
 # Tests: GoogleTest/Benchmark, Chromium (renders the HTML report headless).
 PACKAGES=(libabsl-dev libprotobuf-dev protobuf-compiler libsimdjson-dev libgtest-dev
-          libgmock-dev libbenchmark-dev zlib1g-dev libisal-dev libgrpc++-dev protobuf-compiler-grpc
+          libgmock-dev libbenchmark-dev zlib1g-dev libsqlite3-dev libisal-dev libgrpc++-dev protobuf-compiler-grpc
           cmake ninja-build g++ pkg-config
           chromium chromium-driver clang libclang-rt-dev python3-venv)
 BUILD_DIR=${BUILD_DIR:-build}

@@ -26,11 +26,11 @@ namespace {
 constexpr absl::string_view kTraceSuffixes[] = {
     ".pt.trace.json.gz", ".pt.trace.json", ".trace.json.gz", ".trace.json", ".xplane.pb.gz",
     ".json.gz",          ".xplane.pb",     ".json",          ".pb.gz",      ".pb",
-    ".gz",               ".tbcap",
+    ".gz",               ".tbcap",         ".nsys-rep",     ".qdrep",      ".sqlite",
 };
 // Names a directory scan picks up.
-constexpr absl::string_view kDirectoryTraceSuffixes[] = {".json", ".json.gz", ".xplane.pb",
-                                                         ".xplane.pb.gz", ".tbcap"};
+constexpr absl::string_view kDirectoryTraceSuffixes[] = {
+    ".json", ".json.gz", ".xplane.pb", ".xplane.pb.gz", ".tbcap", ".sqlite", ".nsys-rep"};
 // First bytes of a raw capture (docs/raw_capture_format.md).
 constexpr absl::string_view kRawCaptureMagic = "\x89TBCAP\r\n";
 constexpr size_t kSniffBytes = 4096;
@@ -88,7 +88,7 @@ absl::Status ListTraceFiles(const std::string& dir, std::vector<std::string>* ou
   if (names.empty()) {
     return absl::InvalidArgumentError(absl::StrCat(
         dir, ": no trace files in this directory (looked for *.json, *.json.gz, *.xplane.pb, "
-             "*.tbcap; "
+             "*.tbcap, *.sqlite, *.nsys-rep; "
              "subdirectories are not searched)"));
   }
   std::sort(names.begin(), names.end(), NaturalLess);
@@ -119,6 +119,8 @@ absl::string_view InputFormatName(InputFormat format) {
       return "XSpace protobuf";
     case InputFormat::kRawCapture:
       return "tbprof raw capture";
+    case InputFormat::kNsys:
+      return "Nsight Systems export";
   }
   return "unknown";
 }
@@ -188,6 +190,9 @@ absl::StatusOr<InputFormat> DetectInputFormat(const std::string& path,
   }
   absl::string_view content = head;
   if (absl::StartsWith(content, kRawCaptureMagic)) return InputFormat::kRawCapture;
+  if (converters::LooksLikeSqlite(content) || converters::IsNsysReportName(path)) {
+    return InputFormat::kNsys;
+  }
   if (absl::StartsWith(content, "\xEF\xBB\xBF")) content.remove_prefix(3);  // UTF-8 BOM.
   content = absl::StripLeadingAsciiWhitespace(content);
   if (!content.empty() && (content[0] == '{' || content[0] == '[')) return InputFormat::kChromeJson;
@@ -307,6 +312,18 @@ absl::StatusOr<LoadedInput> LoadInput(const std::string& path, const LoadOptions
     if (options.progress) options.progress(loaded.file_bytes, loaded.file_bytes);
     loaded.host_hint = summary.hostname;
     loaded.raw_summary = std::move(summary);
+    loaded.steps = converters::ApplyStepsMode(&loaded.space, options.steps);
+    return loaded;
+  }
+
+  if (loaded.format == InputFormat::kNsys) {
+    if (options.progress) options.progress(0, loaded.file_bytes);
+    TBPROF_ASSIGN_OR_RETURN(
+        converters::NsysSummary summary,
+        converters::ConvertNsysToXSpace(path, converters::NsysOptions(), &loaded.space));
+    TBPROF_RETURN_IF_ERROR(CheckMemoryLimit(max_memory, path));
+    if (options.progress) options.progress(loaded.file_bytes, loaded.file_bytes);
+    loaded.host_hint = summary.hostname;
     loaded.steps = converters::ApplyStepsMode(&loaded.space, options.steps);
     return loaded;
   }

@@ -1,8 +1,8 @@
 // Finding, recognizing and loading the inputs of `tbprof convert` and
 // `tbprof inspect`: Chrome/Kineto trace JSON (plain or gzip, object or bare
-// array), XSpace protobufs (`*.xplane.pb`) and raw captures of our CUPTI
-// collector (`*.tbcap`), given as files or as a directory holding one trace
-// per rank or process.
+// array), XSpace protobufs (`*.xplane.pb`), raw captures of our CUPTI
+// collector (`*.tbcap`) and Nsight Systems exports (`*.sqlite`, `*.nsys-rep`),
+// given as files or as a directory holding one trace per rank or process.
 #ifndef TBPROF_TOOLS_TBPROF_TRACE_INPUTS_H_
 #define TBPROF_TOOLS_TBPROF_TRACE_INPUTS_H_
 
@@ -17,18 +17,21 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "converters/chrome_json/chrome_json_to_xspace.h"
+#include "converters/nsys/nsys_export.h"
 #include "converters/common/step_inference.h"
 #include "converters/raw_capture/raw_capture_to_xspace.h"
 #include "src/xplane/xspace_data.h"
 
 namespace tbprof::cli {
 
-enum class InputFormat { kChromeJson, kXSpace, kRawCapture };
-// "Chrome trace JSON", "XSpace protobuf", "tbprof raw capture".
+enum class InputFormat { kChromeJson, kXSpace, kRawCapture, kNsys };
+// "Chrome trace JSON", "XSpace protobuf", "tbprof raw capture",
+// "Nsight Systems export".
 absl::string_view InputFormatName(InputFormat format);
 
 // Replaces each directory in `args` by the trace files directly inside it
-// (names ending in .json, .json.gz, .xplane.pb, .xplane.pb.gz or .tbcap; hidden files
+// (names ending in .json, .json.gz, .xplane.pb, .xplane.pb.gz, .tbcap, .sqlite or
+// .nsys-rep; hidden files
 // skipped, and so are the precomputed view files "<host>.*" of a run
 // directory that has "<host>.xplane.pb"; natural order, so "rank2" sorts
 // before "rank10"). Files are kept
@@ -40,7 +43,8 @@ absl::StatusOr<std::vector<std::string>> ExpandInputs(const std::vector<std::str
 bool NaturalLess(absl::string_view a, absl::string_view b);
 
 // Recognizes the format from the name and the first bytes (after gzip):
-// the raw-capture magic "\x89TBCAP\r\n" is a raw capture; content starting
+// the raw-capture magic "\x89TBCAP\r\n" is a raw capture; SQLite's header
+// or a *.nsys-rep / *.qdrep name is an Nsight Systems export; content starting
 // with '{' or '[' is JSON; other content of a *.json file is
 // handed to the JSON converter (which reports the byte offset); anything else
 // is taken as XSpace. Errors: kNotFound, kDataLoss ("empty file", truncated

@@ -26,8 +26,11 @@ class NsysConverter {
       : db_(db), options_(options), space_(out), builder_(out) {}
   absl::StatusOr<NsysSummary> Run();
 
-  // Reads metadata, strings, processes and threads only (ListNsysProcesses).
+  // Reads metadata, strings, processes and threads only.
   absl::Status ReadCommon();
+  // Fills summary().processes with queries of their own (ListNsysProcesses;
+  // Run() counts while it reads).
+  absl::Status CountProcesses();
   const NsysSummary& summary() const { return summary_; }
 
  private:
@@ -39,16 +42,17 @@ class NsysConverter {
     std::map<int64_t, xplane::XLineBuilder*> lines;  // Stream and annotation lines.
     absl::flat_hash_map<int64_t, uint32_t> kernel_metadata;  // StringIds id -> metadata.
     absl::flat_hash_map<std::string, uint32_t> details_metadata;
+    absl::flat_hash_map<uint32_t, uint32_t> op_metadata;  // op name id -> stat metadata
     uint32_t correlation = 0, kernel_details = 0, occupancy = 0, memcpy_details = 0,
              memset_details = 0, graph_id = 0, tf_op = 0, a_correlation = 0, a_graph_id = 0;
   };
   // A host event that may enclose CUDA launches (an NVTX op range).
   struct OpRange {
-    int64_t start_ns, end_ns;
+    int64_t tid, start_ns, end_ns;
     uint32_t name_id;  // In space_->strings.
   };
   struct Launch {
-    int64_t start_ns;
+    int64_t tid, start_ns;
     uint64_t key;  // CorrelationKey().
   };
 
@@ -63,6 +67,12 @@ class NsysConverter {
   bool Span(const NsysQuery& q, int start_col, int end_col, int64_t* offset_ps,
             int64_t* duration_ps);
   bool KeepPid(int64_t pid) const { return options_.pid < 0 || pid == options_.pid; }
+  // Records that `pid` has events in the XSpace.
+  void SeePid(int64_t pid) {
+    if (pid == last_seen_pid_) return;
+    pids_seen_[pid] = true;
+    last_seen_pid_ = pid;
+  }
   static uint64_t CorrelationKey(int64_t pid, int64_t correlation) {
     return (static_cast<uint64_t>(pid) << 32) ^ static_cast<uint64_t>(correlation & 0xFFFFFFFF);
   }
@@ -73,8 +83,11 @@ class NsysConverter {
   absl::Status ReadProcessesAndThreads();
   absl::Status ReadApi(absl::string_view table);
   absl::Status ReadNvtx();
+  // The line of host thread `tid` (global id `gtid`), made on first use.
+  xplane::XLineBuilder* HostLine(int64_t tid, int64_t gtid);
   void AttributeLaunchesToOps();
   void NameHostLines();
+  void FillProcesses();
 
   absl::Status ReadGpus();
   GpuPlane& Gpu(int64_t device);
@@ -98,17 +111,23 @@ class NsysConverter {
   absl::flat_hash_map<int64_t, std::string> strings_;
   absl::flat_hash_map<int64_t, std::string> process_names_;  // pid -> name
   absl::flat_hash_map<int64_t, int64_t> thread_name_ids_;    // globalTid -> StringIds id
-  std::map<int64_t, int64_t> pid_kernels_;                   // pid -> kernels (all of them)
+  std::map<int64_t, int64_t> pid_kernels_;  // pid -> kernels, for every pid that ran CUDA
+  int64_t last_api_pid_ = -1;
   std::map<int64_t, bool> pids_seen_;                        // pids with kept events
+  int64_t last_seen_pid_ = -1;
   std::vector<std::string> missing_;                         // "table.column (consequence)"
   std::vector<std::string> skipped_tables_;
 
   xplane::XPlaneBuilder* host_ = nullptr;
-  std::map<int64_t, std::pair<int64_t, xplane::XLineBuilder*>> host_lines_;  // tid -> (gtid, line)
+  // tid -> (gtid, line); the last one looked up is cached.
+  absl::flat_hash_map<int64_t, std::pair<int64_t, xplane::XLineBuilder*>> host_lines_;
+  int64_t last_tid_ = -1;
+  xplane::XLineBuilder* last_line_ = nullptr;
   uint32_t s_correlation_ = 0, s_is_root_ = 0, s_step_num_ = 0, s_tf_op_ = 0;
   absl::flat_hash_map<int64_t, uint32_t> api_metadata_;  // StringIds id -> metadata
-  std::map<int64_t, std::vector<OpRange>> ops_;          // tid -> op ranges
-  std::map<int64_t, std::vector<Launch>> launches_;      // tid -> API calls
+  std::vector<OpRange> ops_;                             // NVTX op ranges
+  std::vector<Launch> launches_;                         // API calls with correlation
+  std::vector<uint32_t> tf_op_of_metadata_;              // host event metadata -> tf_op ref
   absl::flat_hash_map<uint64_t, uint32_t> launch_op_;    // correlation key -> op name id
 
   std::vector<GpuDeviceProperties> props_;

@@ -72,7 +72,8 @@ absl::StatusOr<std::unique_ptr<NsysDb>> NsysDb::Open(const std::string& path) {
   }
   sqlite3* handle = nullptr;
   const int rc = sqlite3_open_v2(ReadOnlyImmutableUri(path).c_str(), &handle,
-                                 SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, nullptr);
+                                 SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX,
+                                 nullptr);
   std::unique_ptr<NsysDb> db(new NsysDb(path, handle));
   if (rc != SQLITE_OK) return db->Error(rc, "", "cannot open the database");
   absl::StatusOr<NsysQuery> q =

@@ -4,7 +4,8 @@
 // Contract. The file is opened read-only and immutable (URI parameters
 // `mode=ro&immutable=1`): SQLite takes no lock, writes no journal and never
 // changes the user's file, and a database another process holds locked is
-// still read. Tables and columns are looked up by name, so that exports of
+// still read. One connection per NsysDb, used from one thread at a time
+// (opened NOMUTEX: no lock per value read). Tables and columns are looked up by name, so that exports of
 // different nsys releases (whose schemas add, drop and rename columns) are
 // read from the columns they have. Every error names the file and, where there
 // is one, the table.

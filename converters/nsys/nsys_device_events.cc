@@ -132,11 +132,15 @@ xplane::XLineBuilder* NsysConverter::GpuLine(GpuPlane& gp, int64_t stream, int k
 
 void NsysConverter::AddOp(GpuPlane& gp, int64_t pid, const NsysQuery& q, int corr_col,
                           xplane::XEventBuilder* ev) {
-  if (q.IsNull(corr_col)) return;
-  ev->AddInt64(gp.correlation, q.Int(corr_col));
-  auto op = launch_op_.find(CorrelationKey(pid, q.Int(corr_col)));
+  const int64_t correlation = q.Int(corr_col);
+  if (correlation == 0 && q.IsNull(corr_col)) return;
+  ev->AddInt64(gp.correlation, correlation);
+  if (launch_op_.empty()) return;
+  auto op = launch_op_.find(CorrelationKey(pid, correlation));
   if (op != launch_op_.end()) {
-    ev->AddRefToMetadata(gp.tf_op, gp.plane->GetOrCreateStatMetadataForName(op->second));
+    auto [md, inserted] = gp.op_metadata.try_emplace(op->second, 0);
+    if (inserted) md->second = gp.plane->GetOrCreateStatMetadataForName(op->second);
+    ev->AddRefToMetadata(gp.tf_op, md->second);
   }
 }
 
@@ -163,17 +167,25 @@ absl::Status NsysConverter::ReadKernels() {
       Col(t, "dynamicSharedMemory", "kernel_details incomplete"),
       Col(t, "graphId", "")};
   std::array<int64_t, 9> config;
+  int64_t last_pid = -1, *pid_kernels = nullptr;
   return ForEachRow(t, columns, [&](const NsysQuery& q) {
     const int64_t pid = PidOfGlobalId(q.Int(5));
-    if (!q.IsNull(5) && !KeepPid(pid)) return;
+    if (pid != last_pid) {
+      pid_kernels = &pid_kernels_[pid];
+      last_pid = pid;
+    }
+    ++*pid_kernels;
+    if (options_.pid >= 0 && !q.IsNull(5) && !KeepPid(pid)) return;
     int64_t offset, duration;
     if (!Span(q, 0, 1, &offset, &duration)) return;
-    pids_seen_[pid] = true;
+    SeePid(pid);
     GpuPlane& gp = Gpu(q.Int(2));
-    const int64_t name_id = q.IsNull(6) ? -1 - q.Int(7) : q.Int(6);
+    int64_t name_id = q.Int(6);
+    const bool mangled_only = name_id == 0 && q.IsNull(6);
+    if (mangled_only) name_id = -1 - q.Int(7);
     auto [md, inserted] = gp.kernel_metadata.try_emplace(name_id, 0);
     if (inserted) {
-      std::string name = q.IsNull(6) ? Demangle(String(q.Int(7))) : Demangle(String(q.Int(6)));
+      std::string name = Demangle(String(mangled_only ? q.Int(7) : q.Int(6)));
       md->second = gp.plane->GetOrCreateEventMetadata(name.empty() ? "<unnamed kernel>" : name);
     }
     xplane::XEventBuilder ev = GpuLine(gp, q.Int(3), kStreamLine)->AddEvent(md->second, offset,
@@ -181,7 +193,7 @@ absl::Status NsysConverter::ReadKernels() {
     AddOp(gp, pid, q, 4, &ev);
     for (int i = 0; i < 9; ++i) config[i] = q.Int(8 + i);
     for (int i = 1; i <= 6; ++i) {
-      if (q.IsNull(8 + i)) config[i] = 1;  // Missing dimensions are 1.
+      if (config[i] == 0) config[i] = 1;  // Missing (NULL) dimensions are 1.
     }
     KernelDetails d;
     d.registers_per_thread = config[0];
@@ -214,7 +226,7 @@ absl::Status NsysConverter::ReadKernels() {
     auto [details, new_details] = gp.details_metadata.try_emplace(details_, 0);
     if (new_details) details->second = gp.plane->GetOrCreateStatMetadata(details_);
     ev.AddRefToMetadata(gp.kernel_details, details->second);
-    if (!q.IsNull(17) && q.Int(17) != 0) ev.AddInt64(gp.graph_id, q.Int(17));
+    if (q.Int(17) != 0) ev.AddInt64(gp.graph_id, q.Int(17));
     ++summary_.kernels;
   });
 }
@@ -237,10 +249,10 @@ absl::Status NsysConverter::ReadMemcpys() {
       Col(t, "srcKind", ""), Col(t, "dstKind", ""), Col(t, "graphId", "")};
   return ForEachRow(t, columns, [&](const NsysQuery& q) {
     const int64_t pid = PidOfGlobalId(q.Int(5));
-    if (!q.IsNull(5) && !KeepPid(pid)) return;
+    if (options_.pid >= 0 && !q.IsNull(5) && !KeepPid(pid)) return;
     int64_t offset, duration;
     if (!Span(q, 0, 1, &offset, &duration)) return;
-    pids_seen_[pid] = true;
+    SeePid(pid);
     GpuPlane& gp = Gpu(q.Int(2));
     xplane::XEventBuilder ev = GpuLine(gp, q.Int(3), kStreamLine)->AddEvent(
         gp.plane->GetOrCreateEventMetadata(MemcpyEventName(MemcpyDirectionOfCopyKind(q.Int(7)))),
@@ -272,10 +284,10 @@ absl::Status NsysConverter::ReadMemsets() {
       Col(t, "memKind", "")};
   return ForEachRow(t, columns, [&](const NsysQuery& q) {
     const int64_t pid = PidOfGlobalId(q.Int(5));
-    if (!q.IsNull(5) && !KeepPid(pid)) return;
+    if (options_.pid >= 0 && !q.IsNull(5) && !KeepPid(pid)) return;
     int64_t offset, duration;
     if (!Span(q, 0, 1, &offset, &duration)) return;
-    pids_seen_[pid] = true;
+    SeePid(pid);
     GpuPlane& gp = Gpu(q.Int(2));
     xplane::XEventBuilder ev = GpuLine(gp, q.Int(3), kStreamLine)->AddEvent(
         gp.plane->GetOrCreateEventMetadata("Memset"), offset, duration);
@@ -301,7 +313,7 @@ absl::Status NsysConverter::ReadSyncs() {
       Col(t, "globalPid", ""), Col(t, "syncType", "")};
   return ForEachRow(t, columns, [&](const NsysQuery& q) {
     const int64_t pid = PidOfGlobalId(q.Int(5));
-    if (!q.IsNull(5) && !KeepPid(pid)) return;
+    if (options_.pid >= 0 && !q.IsNull(5) && !KeepPid(pid)) return;
     int64_t offset, duration;
     if (!Span(q, 0, 1, &offset, &duration)) return;
     GpuPlane& gp = Gpu(q.Int(2));
@@ -326,7 +338,7 @@ absl::Status NsysConverter::ReadGraphTrace() {
       Col(t, "globalPid", ""), Col(t, "graphId", "")};
   return ForEachRow(t, columns, [&](const NsysQuery& q) {
     const int64_t pid = PidOfGlobalId(q.Int(5));
-    if (!q.IsNull(5) && !KeepPid(pid)) return;
+    if (options_.pid >= 0 && !q.IsNull(5) && !KeepPid(pid)) return;
     int64_t offset, duration;
     if (!Span(q, 0, 1, &offset, &duration)) return;
     GpuPlane& gp = Gpu(q.Int(2));

@@ -44,11 +44,12 @@ absl::string_view NsysConverter::String(int64_t id) const {
 bool NsysConverter::Span(const NsysQuery& q, int start_col, int end_col, int64_t* offset_ps,
                          int64_t* duration_ps) {
   constexpr int64_t kMaxNs = (int64_t{1} << 61) / 1000;
-  if (q.IsNull(start_col) || q.IsNull(end_col)) {
+  const int64_t start = q.Int(start_col), end = q.Int(end_col);
+  // Int() reads NULL as 0: a NULL time is a zero start or end.
+  if ((start == 0 || end == 0) && (q.IsNull(start_col) || q.IsNull(end_col))) {
     ++summary_.rows_bad_time;
     return false;
   }
-  const int64_t start = q.Int(start_col), end = q.Int(end_col);
   if (end < start || start < -kMaxNs || start > kMaxNs || end - start > kMaxNs) {
     ++summary_.rows_bad_time;
     return false;
@@ -141,6 +142,22 @@ absl::Status NsysConverter::ReadProcessesAndThreads() {
           thread_name_ids_.emplace(q.Int(0), q.Int(1));
         }));
   }
+  return absl::OkStatus();
+}
+
+void NsysConverter::FillProcesses() {
+  summary_.processes.clear();
+  for (const auto& [pid, count] : pid_kernels_) {
+    NsysProcess p;
+    p.pid = pid;
+    auto name = process_names_.find(pid);
+    if (name != process_names_.end()) p.name = name->second;
+    p.kernels = count;
+    summary_.processes.push_back(std::move(p));
+  }
+}
+
+absl::Status NsysConverter::CountProcesses() {
   // Which processes ran kernels (for ListNsysProcesses and one host per
   // process).
   const absl::string_view kernels = "CUPTI_ACTIVITY_KIND_KERNEL";
@@ -167,14 +184,7 @@ absl::Status NsysConverter::ReadProcessesAndThreads() {
       pid_kernels_.try_emplace(q->Int(0) & 0xFFFFFF, 0);
     }
   }
-  for (const auto& [pid, count] : pid_kernels_) {
-    NsysProcess p;
-    p.pid = pid;
-    auto name = process_names_.find(pid);
-    if (name != process_names_.end()) p.name = name->second;
-    p.kernels = count;
-    summary_.processes.push_back(std::move(p));
-  }
+  FillProcesses();
   return absl::OkStatus();
 }
 
@@ -197,11 +207,17 @@ absl::Status NsysConverter::ReadApi(absl::string_view table) {
   return ForEachRow(table, columns, [&](const NsysQuery& q) {
     const int64_t gtid = q.Int(2);
     const int64_t pid = PidOfGlobalId(gtid), tid = TidOfGlobalId(gtid);
+    if (pid != last_api_pid_) {
+      pid_kernels_.try_emplace(pid, 0);  // A process that called CUDA.
+      last_api_pid_ = pid;
+    }
     if (!KeepPid(pid)) return;
     int64_t offset, duration;
     if (!Span(q, 0, 1, &offset, &duration)) return;
-    pids_seen_[pid] = true;
-    auto [md, inserted] = api_metadata_.try_emplace(q.IsNull(4) ? -1 : q.Int(4), 0);
+    SeePid(pid);
+    int64_t name_id = q.Int(4);
+    if (name_id == 0 && q.IsNull(4)) name_id = -1;
+    auto [md, inserted] = api_metadata_.try_emplace(name_id, 0);
     if (inserted) {
       absl::string_view name = StripApiVersionSuffix(String(md->first));
       md->second = host_->GetOrCreateEventMetadata(
@@ -210,15 +226,11 @@ absl::Status NsysConverter::ReadApi(absl::string_view table) {
                                       " call")
                        : std::string(name));
     }
-    auto [line, new_line] = host_lines_.try_emplace(tid, gtid, nullptr);
-    if (new_line) {
-      line->second.second = host_->GetOrCreateLine(tid);
-      line->second.second->SetTimestampNs(epoch_ns_);
-    }
-    xplane::XEventBuilder ev = line->second.second->AddEvent(md->second, offset, duration);
-    if (!q.IsNull(3)) {
-      ev.AddInt64(s_correlation_, q.Int(3));
-      launches_[tid].push_back({offset / 1000, CorrelationKey(pid, q.Int(3))});
+    xplane::XEventBuilder ev = HostLine(tid, gtid)->AddEvent(md->second, offset, duration);
+    const int64_t correlation = q.Int(3);
+    if (correlation != 0 || !q.IsNull(3)) {
+      ev.AddInt64(s_correlation_, correlation);
+      launches_.push_back({tid, offset / 1000, CorrelationKey(pid, correlation)});
     }
     ++summary_.api_calls;
   });
@@ -247,19 +259,14 @@ absl::Status NsysConverter::ReadNvtx() {
     if (!KeepPid(pid)) return;
     int64_t offset, duration;
     if (!Span(q, 0, 1, &offset, &duration)) return;
-    pids_seen_[pid] = true;
+    SeePid(pid);
     absl::string_view text = q.IsNull(3) ? String(q.Int(4)) : q.Text(3);
     NvtxRangeName parsed = ParseNvtxRangeName(text);
     const absl::string_view name =
         parsed.name.empty() ? absl::string_view("<unnamed range>") : parsed.name;
     name_buffer.assign(name.data(), name.size());
     const uint32_t md = host_->GetOrCreateEventMetadata(name_buffer);
-    auto [line, new_line] = host_lines_.try_emplace(tid, gtid, nullptr);
-    if (new_line) {
-      line->second.second = host_->GetOrCreateLine(tid);
-      line->second.second->SetTimestampNs(epoch_ns_);
-    }
-    xplane::XEventBuilder ev = line->second.second->AddEvent(md, offset, duration);
+    xplane::XEventBuilder ev = HostLine(tid, gtid)->AddEvent(md, offset, duration);
     ++summary_.nvtx_ranges;
     if (parsed.is_step) {
       ev.AddInt64(s_is_root_, 1);
@@ -271,37 +278,65 @@ absl::Status NsysConverter::ReadNvtx() {
     // it names the kernels launched inside it, and a tf_op with its own name
     // makes the plugin's framework op stats count its host time.
     const uint32_t name_id = host_->event_metadata(md).name;
-    if (!XprofParsesAsOpName(name_buffer)) ev.AddRef(s_tf_op_, name_buffer);
-    ops_[tid].push_back({offset / 1000, (offset + duration) / 1000, name_id});
+    if (md >= tf_op_of_metadata_.size()) tf_op_of_metadata_.resize(md + 1, UINT32_MAX - 1);
+    uint32_t& tf_op = tf_op_of_metadata_[md];
+    if (tf_op == UINT32_MAX - 1) {
+      tf_op = XprofParsesAsOpName(name_buffer) ? UINT32_MAX
+                                               : host_->GetOrCreateStatMetadataForName(name_id);
+    }
+    if (tf_op != UINT32_MAX) ev.AddRefToMetadata(s_tf_op_, tf_op);
+    ops_.push_back({tid, offset / 1000, (offset + duration) / 1000, name_id});
     if (parsed.pytorch_op) ++summary_.ops;
   });
+}
+
+xplane::XLineBuilder* NsysConverter::HostLine(int64_t tid, int64_t gtid) {
+  if (tid == last_tid_) return last_line_;
+  auto [line, new_line] = host_lines_.try_emplace(tid, gtid, nullptr);
+  if (new_line) {
+    line->second.second = host_->GetOrCreateLine(tid);
+    line->second.second->SetTimestampNs(epoch_ns_);
+  }
+  last_tid_ = tid;
+  last_line_ = line->second.second;
+  return last_line_;
 }
 
 void NsysConverter::AttributeLaunchesToOps() {
   // Per thread, sweep the API calls in time order with a stack of the op
   // ranges open at that time: the top one is the innermost.
-  for (auto& [tid, launches] : launches_) {
-    auto ops_it = ops_.find(tid);
-    if (ops_it == ops_.end()) continue;
-    std::vector<OpRange>& ops = ops_it->second;
-    std::sort(ops.begin(), ops.end(), [](const OpRange& a, const OpRange& b) {
-      return a.start_ns != b.start_ns ? a.start_ns < b.start_ns : a.end_ns > b.end_ns;
-    });
-    std::sort(launches.begin(), launches.end(),
-              [](const Launch& a, const Launch& b) { return a.start_ns < b.start_ns; });
-    std::vector<const OpRange*> open;
-    size_t next = 0;
-    for (const Launch& l : launches) {
-      while (next < ops.size() && ops[next].start_ns <= l.start_ns) {
-        while (!open.empty() && open.back()->end_ns < ops[next].start_ns) open.pop_back();
-        open.push_back(&ops[next++]);
-      }
-      while (!open.empty() && open.back()->end_ns < l.start_ns) open.pop_back();
-      if (!open.empty()) launch_op_[l.key] = open.back()->name_id;
-    }
+  // Exports list rows mostly in time order: check before sorting.
+  auto op_less = [](const OpRange& a, const OpRange& b) {
+    if (a.tid != b.tid) return a.tid < b.tid;
+    return a.start_ns != b.start_ns ? a.start_ns < b.start_ns : a.end_ns > b.end_ns;
+  };
+  if (!std::is_sorted(ops_.begin(), ops_.end(), op_less)) {
+    std::sort(ops_.begin(), ops_.end(), op_less);
   }
-  ops_.clear();
-  launches_.clear();
+  auto launch_less = [](const Launch& a, const Launch& b) {
+    return a.tid != b.tid ? a.tid < b.tid : a.start_ns < b.start_ns;
+  };
+  if (!std::is_sorted(launches_.begin(), launches_.end(), launch_less)) {
+    std::sort(launches_.begin(), launches_.end(), launch_less);
+  }
+  std::vector<const OpRange*> open;
+  size_t next = 0;
+  int64_t tid = -1;
+  for (const Launch& l : launches_) {
+    if (l.tid != tid) {
+      tid = l.tid;
+      open.clear();
+      while (next < ops_.size() && ops_[next].tid < tid) ++next;
+    }
+    while (next < ops_.size() && ops_[next].tid == tid && ops_[next].start_ns <= l.start_ns) {
+      while (!open.empty() && open.back()->end_ns < ops_[next].start_ns) open.pop_back();
+      open.push_back(&ops_[next++]);
+    }
+    while (!open.empty() && open.back()->end_ns < l.start_ns) open.pop_back();
+    if (!open.empty()) launch_op_[l.key] = open.back()->name_id;
+  }
+  std::vector<OpRange>().swap(ops_);
+  std::vector<Launch>().swap(launches_);
 }
 
 void NsysConverter::NameHostLines() {
@@ -340,6 +375,7 @@ absl::StatusOr<NsysSummary> NsysConverter::Run() {
   TBPROF_RETURN_IF_ERROR(ReadSyncs());
   TBPROF_RETURN_IF_ERROR(ReadGraphTrace());
   NameHostLines();
+  FillProcesses();
   AddWarnings();
   xplane::FinalizeOptions finalize;
   finalize.epoch_ns_of_zero = 0;  // Line timestamps are epoch ns.
@@ -388,6 +424,7 @@ absl::StatusOr<std::vector<NsysProcess>> ListNsysProcesses(const std::string& pa
   xplane::XSpaceData unused;
   nsys::NsysConverter converter(db.get(), NsysOptions(), &unused);
   TBPROF_RETURN_IF_ERROR(converter.ReadCommon());
+  TBPROF_RETURN_IF_ERROR(converter.CountProcesses());
   return converter.summary().processes;
 }
 

@@ -80,7 +80,10 @@ TEST_F(NsysCliTest, ConvertReportInspectDiffReadTheExport) {
   const std::string logdir = Path("tb");
   ChildResult r = RunTbprof({"convert", export_, "--logdir", logdir, "--run", "r", "--quiet"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_TRUE(Exists(logdir + "/plugins/profile/r/node7.xplane.pb"))
+  // Two processes ran CUDA: one host each.
+  EXPECT_TRUE(Exists(logdir + "/plugins/profile/r/node7_pid100.xplane.pb"))
+      << absl::StrJoin(ListTree(logdir), " ");
+  EXPECT_TRUE(Exists(logdir + "/plugins/profile/r/node7_pid200.xplane.pb"))
       << absl::StrJoin(ListTree(logdir), " ");
 
   r = RunTbprof({"report", export_, "--json"});
@@ -91,6 +94,7 @@ TEST_F(NsysCliTest, ConvertReportInspectDiffReadTheExport) {
   r = RunTbprof({"inspect", export_});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("Nsight Systems export"));
+  EXPECT_THAT(r.out, HasSubstr("#pid=200"));
   EXPECT_THAT(r.out, HasSubstr("/device:GPU:0"));
   EXPECT_THAT(r.out, HasSubstr("kernel_details"));
 
@@ -128,6 +132,7 @@ TEST_F(NsysCliTest, ReportIsExportedByNsysOnPath) {
   const std::string logdir = Path("tb");
   ChildResult r = RunTbprof({"convert", report, "--logdir", logdir, "--run", "r", "--quiet"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
+  // A report is exported when read, so its processes share one host.
   EXPECT_TRUE(Exists(logdir + "/plugins/profile/r/node7.xplane.pb"));
 }
 

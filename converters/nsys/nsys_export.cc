@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
@@ -138,9 +139,47 @@ absl::StatusOr<NsysSummary> ConvertNsysReportToXSpace(const std::string& path,
   return summary;
 }
 
+bool SplitNsysProcessPath(const std::string& path, std::string* file, int64_t* pid) {
+  constexpr char kMarker[] = "#pid=";
+  constexpr size_t kMarkerSize = sizeof(kMarker) - 1;
+  const size_t at = path.rfind(kMarker);
+  if (at == std::string::npos || at == 0) return false;
+  int64_t value = 0;
+  if (!absl::SimpleAtoi(absl::string_view(path).substr(at + kMarkerSize), &value) ||
+      value < 0) {
+    return false;
+  }
+  struct stat st;
+  if (::stat(path.c_str(), &st) == 0) return false;  // A file with that very name.
+  const std::string base = path.substr(0, at);
+  if (::stat(base.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return false;
+  *file = base;
+  *pid = value;
+  return true;
+}
+
+std::vector<std::string> ExpandNsysProcesses(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  char head[16] = {};
+  in.read(head, sizeof(head));
+  if (!LooksLikeSqlite(absl::string_view(head, static_cast<size_t>(in.gcount())))) return {path};
+  absl::StatusOr<std::vector<NsysProcess>> processes = ListNsysProcesses(path);
+  if (!processes.ok() || processes->size() < 2) return {path};
+  std::vector<std::string> out;
+  for (const NsysProcess& p : *processes) out.push_back(absl::StrCat(path, "#pid=", p.pid));
+  return out;
+}
+
 absl::StatusOr<NsysSummary> ConvertNsysToXSpace(const std::string& path,
                                                 const NsysOptions& options,
                                                 xplane::XSpaceData* out) {
+  std::string file;
+  int64_t pid = -1;
+  if (SplitNsysProcessPath(path, &file, &pid)) {
+    NsysOptions one = options;
+    one.pid = pid;
+    return ConvertNsysSqliteToXSpace(file, one, out);
+  }
   std::ifstream in(path, std::ios::binary);
   char head[16] = {};
   in.read(head, sizeof(head));

@@ -4,7 +4,9 @@
 #ifndef TBPROF_CONVERTERS_NSYS_NSYS_EXPORT_H_
 #define TBPROF_CONVERTERS_NSYS_NSYS_EXPORT_H_
 
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
@@ -32,10 +34,21 @@ absl::StatusOr<NsysSummary> ConvertNsysReportToXSpace(const std::string& path,
                                                       const NsysOptions& options,
                                                       xplane::XSpaceData* out);
 
-// An SQLite export (recognized by content) or a report (by name).
+// An SQLite export (recognized by content), a report (by name), or one
+// process of an export ("<export>#pid=<N>", see ExpandNsysProcesses).
 absl::StatusOr<NsysSummary> ConvertNsysToXSpace(const std::string& path,
                                                 const NsysOptions& options,
                                                 xplane::XSpaceData* out);
+
+// One host per process: for an SQLite export in which several processes ran
+// CUDA, "<path>#pid=<N>" for each of them (in pid order); otherwise, and for
+// anything that is not a readable export (its reader reports the problem
+// later), {path}.
+std::vector<std::string> ExpandNsysProcesses(const std::string& path);
+
+// Splits "<file>#pid=<N>" when `path` itself is not a file and <file> is;
+// false otherwise.
+bool SplitNsysProcessPath(const std::string& path, std::string* file, int64_t* pid);
 
 }  // namespace tbprof::converters
 

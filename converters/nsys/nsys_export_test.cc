@@ -5,6 +5,7 @@
 
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
@@ -94,6 +95,37 @@ TEST(NsysExportTest, FailedExportNamesReportAndNsysMessage) {
   ASSERT_FALSE(s.ok());
   EXPECT_THAT(s.status().message(), HasSubstr(report));
   EXPECT_THAT(s.status().message(), HasSubstr("report is damaged"));
+}
+
+TEST(NsysExportTest, OneInputPerProcessOfAnExport) {
+  const std::string two = nsys_test::WriteDb("two_processes.sqlite", nsys_test::ExampleSql());
+  EXPECT_EQ(ExpandNsysProcesses(two),
+            (std::vector<std::string>{two + "#pid=100", two + "#pid=200"}));
+  std::string file;
+  int64_t pid = 0;
+  ASSERT_TRUE(SplitNsysProcessPath(two + "#pid=200", &file, &pid));
+  EXPECT_EQ(file, two);
+  EXPECT_EQ(pid, 200);
+  EXPECT_FALSE(SplitNsysProcessPath(two, &file, &pid));
+  EXPECT_FALSE(SplitNsysProcessPath(two + "#pid=x", &file, &pid));
+  EXPECT_FALSE(SplitNsysProcessPath("/no/such.sqlite#pid=1", &file, &pid));
+  xplane::XSpaceData space;
+  absl::StatusOr<NsysSummary> s = ConvertNsysToXSpace(two + "#pid=200", NsysOptions(), &space);
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(s->kernels, 1);
+  EXPECT_EQ(space.hostnames[0], "node7_pid200");
+
+  const std::string one = nsys_test::WriteDb(
+      "one_process.sqlite",
+      nsys_test::ExampleSql() +
+          "DELETE FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE globalPid = " +
+          std::to_string(nsys_test::kPid200) +
+          "; DELETE FROM CUPTI_ACTIVITY_KIND_RUNTIME WHERE globalTid = " +
+          std::to_string(nsys_test::kPid200 + 201) + ";");
+  EXPECT_EQ(ExpandNsysProcesses(one), std::vector<std::string>{one});
+  const std::string text = testing_util::TempFilePath("text.json");
+  std::ofstream(text) << "{}";
+  EXPECT_EQ(ExpandNsysProcesses(text), std::vector<std::string>{text});
 }
 
 }  // namespace

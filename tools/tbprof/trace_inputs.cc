@@ -167,11 +167,18 @@ absl::StatusOr<std::vector<std::string>> ExpandInputs(const std::vector<std::str
       out.push_back(arg);
     }
   }
-  return out;
+  std::vector<std::string> expanded;  // Nsight Systems exports: one input per process.
+  for (const std::string& file : out) {
+    for (std::string& input : converters::ExpandNsysProcesses(file)) expanded.push_back(input);
+  }
+  return expanded;
 }
 
 absl::StatusOr<InputFormat> DetectInputFormat(const std::string& path,
                                               uint64_t max_inflated_bytes) {
+  std::string nsys_file;
+  int64_t nsys_pid;
+  if (converters::SplitNsysProcessPath(path, &nsys_file, &nsys_pid)) return InputFormat::kNsys;
   InputStreamOptions stream_options;
   stream_options.max_inflated_bytes = max_inflated_bytes;
   TBPROF_ASSIGN_OR_RETURN(std::unique_ptr<InputStream> stream,
@@ -317,13 +324,19 @@ absl::StatusOr<LoadedInput> LoadInput(const std::string& path, const LoadOptions
   }
 
   if (loaded.format == InputFormat::kNsys) {
+    std::string nsys_file;  // "<export>#pid=<N>": the size of <export>.
+    int64_t nsys_pid;
+    if (converters::SplitNsysProcessPath(path, &nsys_file, &nsys_pid) &&
+        ::stat(nsys_file.c_str(), &st) == 0) {
+      loaded.file_bytes = static_cast<uint64_t>(st.st_size);
+    }
     if (options.progress) options.progress(0, loaded.file_bytes);
     TBPROF_ASSIGN_OR_RETURN(
         converters::NsysSummary summary,
         converters::ConvertNsysToXSpace(path, converters::NsysOptions(), &loaded.space));
     TBPROF_RETURN_IF_ERROR(CheckMemoryLimit(max_memory, path));
     if (options.progress) options.progress(loaded.file_bytes, loaded.file_bytes);
-    loaded.host_hint = summary.hostname;
+    if (!loaded.space.hostnames.empty()) loaded.host_hint = loaded.space.hostnames[0];
     loaded.steps = converters::ApplyStepsMode(&loaded.space, options.steps);
     return loaded;
   }

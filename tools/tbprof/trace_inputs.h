@@ -35,7 +35,9 @@ absl::string_view InputFormatName(InputFormat format);
 // skipped, and so are the precomputed view files "<host>.*" of a run
 // directory that has "<host>.xplane.pb"; natural order, so "rank2" sorts
 // before "rank10"). Files are kept
-// as given. Errors: kNotFound (a path does not exist), kInvalidArgument (a
+// as given, except an Nsight Systems export in which several processes ran
+// CUDA: one "<file>#pid=<N>" input per process (one host each). Errors:
+// kNotFound (a path does not exist), kInvalidArgument (a
 // directory holds no trace files), each naming the path.
 absl::StatusOr<std::vector<std::string>> ExpandInputs(const std::vector<std::string>& args);
 
@@ -43,8 +45,9 @@ absl::StatusOr<std::vector<std::string>> ExpandInputs(const std::vector<std::str
 bool NaturalLess(absl::string_view a, absl::string_view b);
 
 // Recognizes the format from the name and the first bytes (after gzip):
-// the raw-capture magic "\x89TBCAP\r\n" is a raw capture; SQLite's header
-// or a *.nsys-rep / *.qdrep name is an Nsight Systems export; content starting
+// the raw-capture magic "\x89TBCAP\r\n" is a raw capture; SQLite's header,
+// a *.nsys-rep / *.qdrep name or "<export>#pid=<N>" is an Nsight Systems
+// export; content starting
 // with '{' or '[' is JSON; other content of a *.json file is
 // handed to the JSON converter (which reports the byte offset); anything else
 // is taken as XSpace. Errors: kNotFound, kDataLoss ("empty file", truncated

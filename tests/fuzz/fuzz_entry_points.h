@@ -60,6 +60,10 @@ absl::Status RunRawCapture(absl::string_view data);
 // the payload of HelloReply, StartRequest, StartReply, StopReply.
 absl::Status RunControlProtocol(absl::string_view data);
 
+// Nsight Systems SQLite export bytes (through an in-memory file) through
+// ConvertNsysSqliteToXSpace, then every view and a round trip.
+absl::Status RunNsysSqlite(absl::string_view data);
+
 // Recomputes the CRC of every chunk that is framed correctly (tag, size in
 // bounds) in a raw capture image; used by RunRawCapture and seed tools.
 std::string FixRawCaptureCrcs(absl::string_view data);

@@ -159,6 +159,8 @@ bool SplitNsysProcessPath(const std::string& path, std::string* file, int64_t* p
 }
 
 std::vector<std::string> ExpandNsysProcesses(const std::string& path) {
+  struct stat st;  // Only regular files: sniffing a pipe would eat its data.
+  if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return {path};
   std::ifstream in(path, std::ios::binary);
   char head[16] = {};
   in.read(head, sizeof(head));

@@ -133,6 +133,28 @@ TEST_P(NsysRealExportsTest, CopiesCallsRangesAndAbsoluteTimes) {
   }
   EXPECT_EQ(ours_bytes, SqlInt(path, "SELECT sum(bytes) FROM CUPTI_ACTIVITY_KIND_MEMCPY"));
 
+  // Device events named by an op: those whose launching API call (same
+  // process and correlation id) starts inside an NVTX range of its thread.
+  int64_t with_op = 0;
+  for (const xplane::Plane* plane : xplane::FindGpuPlanes(space)) {
+    xplane::XPlaneVisitor pv(&space, plane, 0);
+    pv.ForEachLine([&](const xplane::XLineVisitor& line) {
+      line.ForEachEvent([&](const xplane::XEventVisitor& ev) {
+        with_op += ev.GetStat(xplane::StatType::kTfOp).has_value() ? 1 : 0;
+      });
+    });
+  }
+  EXPECT_EQ(with_op,
+            SqlInt(path,
+                   "WITH dev AS (SELECT correlationId, globalPid FROM CUPTI_ACTIVITY_KIND_KERNEL "
+                   "UNION ALL SELECT correlationId, globalPid FROM CUPTI_ACTIVITY_KIND_MEMCPY "
+                   "UNION ALL SELECT correlationId, globalPid FROM CUPTI_ACTIVITY_KIND_MEMSET) "
+                   "SELECT count(*) FROM dev d WHERE EXISTS (SELECT 1 FROM "
+                   "CUPTI_ACTIVITY_KIND_RUNTIME r JOIN NVTX_EVENTS n ON n.globalTid = r.globalTid "
+                   "WHERE r.correlationId = d.correlationId AND r.globalTid >> 24 = "
+                   "d.globalPid >> 24 AND n.eventType IN (59, 60) AND n.start <= r.start "
+                   "AND n.end >= r.start AND coalesce(n.text, '') NOT LIKE 'ProfilerStep#%')"));
+
   // The session starts at the earliest event: utcEpochNs + min(start).
   const int64_t epoch = SqlInt(path, "SELECT utcEpochNs FROM TARGET_INFO_SESSION_START_TIME");
   int64_t first = INT64_MAX;

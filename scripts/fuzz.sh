@@ -27,7 +27,7 @@ cd "$(dirname "$0")/.."
 SECONDS_PER_TARGET=${1:-60}
 shift || true
 ALL_TARGETS=(chrome_json chrome_json_gzip chrome_json_threads xspace raw_capture control_protocol
-             rocprof memory_snapshot)
+             rocprof memory_snapshot nsys_sqlite)
 if [ $# -gt 0 ]; then TARGETS=("$@"); else TARGETS=("${ALL_TARGETS[@]}"); fi
 
 BUILD_DIR=${BUILD_DIR:-build-fuzz}

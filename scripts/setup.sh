@@ -17,7 +17,7 @@ cd "$(dirname "$0")/.."
 # The relocatable bundle (scripts/bundle.sh): patchelf; its bare-system test:
 # debootstrap (tests/bundle).
 PACKAGES=(libabsl-dev libprotobuf-dev protobuf-compiler libsimdjson-dev libgtest-dev
-          libgmock-dev libbenchmark-dev zlib1g-dev libisal-dev libgrpc++-dev protobuf-compiler-grpc
+          libgmock-dev libbenchmark-dev zlib1g-dev libsqlite3-dev libisal-dev libgrpc++-dev protobuf-compiler-grpc
           cmake ninja-build g++ pkg-config patchelf debootstrap
           chromium chromium-driver clang libclang-rt-dev python3-venv)
 BUILD_DIR=${BUILD_DIR:-build}

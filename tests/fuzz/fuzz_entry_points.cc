@@ -5,6 +5,7 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <string_view>
@@ -17,6 +18,7 @@
 #include "converters/chrome_json/chrome_json_to_xspace.h"
 #include "converters/rocprof/rocprof_to_xspace.h"
 #include "converters/memory_snapshot/memory_snapshot_to_xspace.h"
+#include "converters/nsys/nsys_to_xspace.h"
 #include "converters/views/all_views.h"
 #include "converters/report/report_model.h"
 #include "converters/report/report_text.h"
@@ -308,9 +310,35 @@ absl::Status RunMemorySnapshot(absl::string_view data) {
   return absl::OkStatus();
 }
 
+absl::Status RunNsysSqlite(absl::string_view data) {
+  // A real file: SQLite resolves symbolic links, and /proc/self/fd/<memfd>
+  // points at no path it can open.
+  const char* tmp = std::getenv("TMPDIR");
+  const std::string path = absl::StrCat(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp",
+                                        "/tbprof-fuzz-nsys-", ::getpid(), ".sqlite");
+  {
+    std::FILE* f = std::fopen(path.c_str(), "wb");
+    if (f == nullptr) return absl::InternalError(absl::StrCat(path, ": cannot write"));
+    const bool written = std::fwrite(data.data(), 1, data.size(), f) == data.size();
+    if (std::fclose(f) != 0 || !written) {
+      std::remove(path.c_str());
+      return absl::InternalError(absl::StrCat(path, ": cannot write"));
+    }
+  }
+  xplane::XSpaceData space;
+  absl::StatusOr<converters::NsysSummary> summary =
+      converters::ConvertNsysSqliteToXSpace(path, converters::NsysOptions(), &space);
+  std::remove(path.c_str());
+  if (!summary.ok()) return summary.status();
+  RunViews(space);
+  CheckRoundTrip(space, "nsys converter");
+  return absl::OkStatus();
+}
+
 std::vector<std::string> FuzzTargetNames() {
   return {"chrome_json", "chrome_json_gzip", "chrome_json_threads", "xspace", "raw_capture",
-          "control_protocol", "rocprof", "memory_snapshot"};
+          "control_protocol", "rocprof", "memory_snapshot",
+          "nsys_sqlite"};
 }
 
 absl::Status RunFuzzTarget(absl::string_view name, absl::string_view data) {
@@ -322,6 +350,7 @@ absl::Status RunFuzzTarget(absl::string_view name, absl::string_view data) {
   if (name == "control_protocol") return RunControlProtocol(data);
   if (name == "rocprof") return RunRocprofJson(data);
   if (name == "memory_snapshot") return RunMemorySnapshot(data);
+  if (name == "nsys_sqlite") return RunNsysSqlite(data);
   return absl::InvalidArgumentError(absl::StrCat("unknown fuzz target ", name));
 }
 

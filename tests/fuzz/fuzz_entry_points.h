@@ -68,6 +68,10 @@ absl::Status RunControlProtocol(absl::string_view data);
 // simdjson reader and the mapper), then every view and a round trip.
 absl::Status RunRocprofJson(absl::string_view data);
 
+// Nsight Systems SQLite export bytes (through an in-memory file) through
+// ConvertNsysSqliteToXSpace, then every view and a round trip.
+absl::Status RunNsysSqlite(absl::string_view data);
+
 // Recomputes the CRC of every chunk that is framed correctly (tag, size in
 // bounds) in a raw capture image; used by RunRawCapture and seed tools.
 std::string FixRawCaptureCrcs(absl::string_view data);

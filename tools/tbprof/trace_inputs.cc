@@ -28,11 +28,12 @@ constexpr absl::string_view kTraceSuffixes[] = {
     ".pt.trace.json.gz", ".pt.trace.json", ".trace.json.gz", ".trace.json", ".xplane.pb.gz",
     ".json.gz",          ".xplane.pb",     ".json",          ".pb.gz",      ".pb",
     ".gz",               ".tbcap",          ".pickle.gz",      ".pickle",         ".pkl",
+    ".nsys-rep",         ".qdrep",          ".sqlite",
 };
 // Names a directory scan picks up.
-constexpr absl::string_view kDirectoryTraceSuffixes[] = {".json", ".json.gz", ".xplane.pb",
-                                                         ".xplane.pb.gz", ".tbcap",
-                                                         ".pickle",       ".pkl"};
+constexpr absl::string_view kDirectoryTraceSuffixes[] = {
+    ".json", ".json.gz", ".xplane.pb", ".xplane.pb.gz", ".tbcap", ".pickle", ".pkl",
+    ".sqlite", ".nsys-rep"};
 // First bytes of a raw capture (docs/raw_capture_format.md).
 constexpr absl::string_view kRawCaptureMagic = "\x89TBCAP\r\n";
 constexpr size_t kSniffBytes = 4096;
@@ -90,7 +91,7 @@ absl::Status ListTraceFiles(const std::string& dir, std::vector<std::string>* ou
   if (names.empty()) {
     return absl::InvalidArgumentError(absl::StrCat(
         dir, ": no trace files in this directory (looked for *.json, *.json.gz, *.xplane.pb, "
-             "*.tbcap; "
+             "*.tbcap, *.sqlite, *.nsys-rep; "
              "subdirectories are not searched)"));
   }
   std::sort(names.begin(), names.end(), NaturalLess);
@@ -125,6 +126,8 @@ absl::string_view InputFormatName(InputFormat format) {
       return "rocprofv3 JSON";
     case InputFormat::kMemorySnapshot:
       return "PyTorch memory snapshot";
+    case InputFormat::kNsys:
+      return "Nsight Systems export";
   }
   return "unknown";
 }
@@ -171,11 +174,18 @@ absl::StatusOr<std::vector<std::string>> ExpandInputs(const std::vector<std::str
       out.push_back(arg);
     }
   }
-  return out;
+  std::vector<std::string> expanded;  // Nsight Systems exports: one input per process.
+  for (const std::string& file : out) {
+    for (std::string& input : converters::ExpandNsysProcesses(file)) expanded.push_back(input);
+  }
+  return expanded;
 }
 
 absl::StatusOr<InputFormat> DetectInputFormat(const std::string& path,
                                               uint64_t max_inflated_bytes) {
+  std::string nsys_file;
+  int64_t nsys_pid;
+  if (converters::SplitNsysProcessPath(path, &nsys_file, &nsys_pid)) return InputFormat::kNsys;
   InputStreamOptions stream_options;
   stream_options.max_inflated_bytes = max_inflated_bytes;
   TBPROF_ASSIGN_OR_RETURN(std::unique_ptr<InputStream> stream,
@@ -195,6 +205,9 @@ absl::StatusOr<InputFormat> DetectInputFormat(const std::string& path,
   absl::string_view content = head;
   if (absl::StartsWith(content, kRawCaptureMagic)) return InputFormat::kRawCapture;
   if (converters::pickle::LooksLikePickle(content)) return InputFormat::kMemorySnapshot;
+  if (converters::LooksLikeSqlite(content) || converters::IsNsysReportName(path)) {
+    return InputFormat::kNsys;
+  }
   if (absl::StartsWith(content, "\xEF\xBB\xBF")) content.remove_prefix(3);  // UTF-8 BOM.
   content = absl::StripLeadingAsciiWhitespace(content);
   if (converters::LooksLikeRocprofJson(content)) return InputFormat::kRocprofJson;
@@ -329,6 +342,24 @@ absl::StatusOr<LoadedInput> LoadInput(const std::string& path, const LoadOptions
         converters::ConvertRocprofToXSpace(path, rocprof_options, &loaded.space));
     TBPROF_RETURN_IF_ERROR(CheckMemoryLimit(max_memory, path));
     loaded.host_hint = summary.hostname;
+    loaded.steps = converters::ApplyStepsMode(&loaded.space, options.steps);
+    return loaded;
+  }
+
+  if (loaded.format == InputFormat::kNsys) {
+    std::string nsys_file;  // "<export>#pid=<N>": the size of <export>.
+    int64_t nsys_pid;
+    if (converters::SplitNsysProcessPath(path, &nsys_file, &nsys_pid) &&
+        ::stat(nsys_file.c_str(), &st) == 0) {
+      loaded.file_bytes = static_cast<uint64_t>(st.st_size);
+    }
+    if (options.progress) options.progress(0, loaded.file_bytes);
+    TBPROF_ASSIGN_OR_RETURN(
+        converters::NsysSummary summary,
+        converters::ConvertNsysToXSpace(path, converters::NsysOptions(), &loaded.space));
+    TBPROF_RETURN_IF_ERROR(CheckMemoryLimit(max_memory, path));
+    if (options.progress) options.progress(loaded.file_bytes, loaded.file_bytes);
+    if (!loaded.space.hostnames.empty()) loaded.host_hint = loaded.space.hostnames[0];
     loaded.steps = converters::ApplyStepsMode(&loaded.space, options.steps);
     return loaded;
   }

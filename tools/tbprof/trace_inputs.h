@@ -1,8 +1,8 @@
 // Finding, recognizing and loading the inputs of `tbprof convert` and
 // `tbprof inspect`: Chrome/Kineto trace JSON (plain or gzip, object or bare
-// array), XSpace protobufs (`*.xplane.pb`) and raw captures of our CUPTI
-// collector (`*.tbcap`), given as files or as a directory holding one trace
-// per rank or process.
+// array), XSpace protobufs (`*.xplane.pb`), raw captures of our CUPTI
+// collector (`*.tbcap`) and Nsight Systems exports (`*.sqlite`, `*.nsys-rep`),
+// given as files or as a directory holding one trace per rank or process.
 #ifndef TBPROF_TOOLS_TBPROF_TRACE_INPUTS_H_
 #define TBPROF_TOOLS_TBPROF_TRACE_INPUTS_H_
 
@@ -17,6 +17,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "converters/chrome_json/chrome_json_to_xspace.h"
+#include "converters/nsys/nsys_export.h"
 #include "converters/common/step_inference.h"
 #include "converters/memory_snapshot/memory_snapshot_to_xspace.h"
 #include "converters/raw_capture/raw_capture_to_xspace.h"
@@ -24,17 +25,27 @@
 
 namespace tbprof::cli {
 
-enum class InputFormat { kChromeJson, kXSpace, kRawCapture, kRocprofJson, kMemorySnapshot };
+enum class InputFormat {
+  kChromeJson,
+  kXSpace,
+  kRawCapture,
+  kRocprofJson,
+  kMemorySnapshot,
+  kNsys,
+};
 // "Chrome trace JSON", "XSpace protobuf", "tbprof raw capture", "rocprofv3 JSON",
-// "PyTorch memory snapshot".
+// "PyTorch memory snapshot", "Nsight Systems export".
 absl::string_view InputFormatName(InputFormat format);
 
 // Replaces each directory in `args` by the trace files directly inside it
-// (names ending in .json, .json.gz, .xplane.pb, .xplane.pb.gz, .tbcap, .pickle or .pkl; hidden files
+// (names ending in .json, .json.gz, .xplane.pb, .xplane.pb.gz, .tbcap, .pickle,
+// .pkl, .sqlite or .nsys-rep; hidden files
 // skipped, and so are the precomputed view files "<host>.*" of a run
 // directory that has "<host>.xplane.pb"; natural order, so "rank2" sorts
 // before "rank10"). Files are kept
-// as given. Errors: kNotFound (a path does not exist), kInvalidArgument (a
+// as given, except an Nsight Systems export in which several processes ran
+// CUDA: one "<file>#pid=<N>" input per process (one host each). Errors:
+// kNotFound (a path does not exist), kInvalidArgument (a
 // directory holds no trace files), each naming the path.
 absl::StatusOr<std::vector<std::string>> ExpandInputs(const std::vector<std::string>& args);
 
@@ -44,9 +55,11 @@ bool NaturalLess(absl::string_view a, absl::string_view b);
 // Recognizes the format from the name and the first bytes (after gzip):
 // the raw-capture magic "\x89TBCAP\r\n" is a raw capture; a JSON object whose
 // first member is "rocprofiler-sdk-tool" is rocprofv3 JSON; a pickle header
-// (PROTO 2..5) is a PyTorch memory snapshot; content starting with '{' or
-// '[' is JSON; other content of a *.json file is handed to the JSON converter
-// (which reports the byte offset); anything else is taken as XSpace. Errors: kNotFound, kDataLoss ("empty file", truncated
+// (PROTO 2..5) is a PyTorch memory snapshot; SQLite's header, a *.nsys-rep /
+// *.qdrep name or "<export>#pid=<N>" is an Nsight Systems export; content
+// starting with '{' or '[' is JSON; other content of a *.json file is
+// handed to the JSON converter (which reports the byte offset); anything else
+// is taken as XSpace. Errors: kNotFound, kDataLoss ("empty file", truncated
 // gzip), each naming `path`.
 absl::StatusOr<InputFormat> DetectInputFormat(const std::string& path,
                                               uint64_t max_inflated_bytes);

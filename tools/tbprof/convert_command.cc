@@ -7,17 +7,17 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "converters/views/all_views.h"
+#include "converters/views/all/all_views.h"
 #include "src/base/phase_timings.h"
 #include "src/base/progress.h"
 #include "src/logdir/profile_logdir.h"
 #include "tools/tbprof/commands.h"
-#include "tools/tbprof/convert_malloc.h"
-#include "tools/tbprof/convert_split.h"
-#include "tools/tbprof/convert_split_stage.h"
-#include "tools/tbprof/convert_summary.h"
+#include "tools/convert/convert_malloc.h"
+#include "tools/convert/convert_split.h"
+#include "tools/convert/convert_split_stage.h"
+#include "tools/convert/convert_summary.h"
 #include "tools/tbprof/flags.h"
-#include "tools/tbprof/inspect_diagnosis.h"
+#include "converters/views/diagnosis/inspect_diagnosis.h"
 #include "tools/tbprof/trace_inputs.h"
 
 namespace tbprof::cli {

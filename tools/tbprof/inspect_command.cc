@@ -8,7 +8,7 @@
 #include "src/base/progress.h"
 #include "tools/tbprof/commands.h"
 #include "tools/tbprof/flags.h"
-#include "tools/tbprof/inspect_diagnosis.h"
+#include "converters/views/diagnosis/inspect_diagnosis.h"
 #include "tools/tbprof/trace_inputs.h"
 
 namespace tbprof::cli {

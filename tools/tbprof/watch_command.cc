@@ -12,10 +12,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "tools/tbprof/commands.h"
-#include "tools/tbprof/convert_split_stage.h"
+#include "tools/convert/convert_split_stage.h"
 #include "tools/tbprof/flags.h"
-#include "tools/tbprof/watch_files.h"
-#include "tools/tbprof/watch_loop.h"
+#include "tools/watch/watch_files.h"
+#include "tools/watch/watch_loop.h"
 
 namespace tbprof::cli {
 namespace {

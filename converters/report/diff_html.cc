@@ -7,7 +7,7 @@
 #include "converters/report/html_common.h"
 #include "converters/report/html_assets.h"
 
-namespace tbprof::cli {
+namespace tbprof::views {
 
 std::string RenderDiffHtml(const ProfileDiff& diff, DiffJsonOptions options) {
   options.max_rows = std::min<size_t>(options.max_rows, 500);
@@ -26,4 +26,4 @@ std::string RenderDiffHtml(const ProfileDiff& diff, DiffJsonOptions options) {
   return page;
 }
 
-}  // namespace tbprof::cli
+}  // namespace tbprof::views

@@ -23,11 +23,11 @@
 #include "converters/report/diff_json.h"
 #include "converters/views/diff/diff_model.h"
 
-namespace tbprof::cli {
+namespace tbprof::views {
 
 // The complete page (UTF-8). Tables hold at most 500 rows each.
 std::string RenderDiffHtml(const ProfileDiff& diff, DiffJsonOptions options = {});
 
-}  // namespace tbprof::cli
+}  // namespace tbprof::views
 
 #endif  // TBPROF_CONVERTERS_REPORT_DIFF_HTML_H_

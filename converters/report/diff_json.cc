@@ -7,7 +7,7 @@
 #include "converters/report/html_common.h"
 #include "converters/report/diff_text.h"
 
-namespace tbprof::cli {
+namespace tbprof::views {
 namespace {
 
 using Json = views::JsonBuilder;
@@ -131,4 +131,4 @@ std::string RenderDiffJson(const ProfileDiff& d, const DiffJsonOptions& o) {
   return j.Take();
 }
 
-}  // namespace tbprof::cli
+}  // namespace tbprof::views

@@ -26,7 +26,7 @@
 
 #include "converters/views/diff/diff_model.h"
 
-namespace tbprof::cli {
+namespace tbprof::views {
 
 struct DiffJsonOptions {
   // Rows per table; the rest are left out (the counts stay).
@@ -40,6 +40,6 @@ struct DiffJsonOptions {
 // The object above, without a trailing newline.
 std::string RenderDiffJson(const ProfileDiff& diff, const DiffJsonOptions& options = {});
 
-}  // namespace tbprof::cli
+}  // namespace tbprof::views
 
 #endif  // TBPROF_CONVERTERS_REPORT_DIFF_JSON_H_

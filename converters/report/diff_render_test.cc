@@ -12,7 +12,7 @@
 #include "converters/report/diff_json.h"
 #include "converters/report/diff_text.h"
 
-namespace tbprof::cli {
+namespace tbprof::views {
 namespace {
 
 using ::testing::HasSubstr;
@@ -129,4 +129,4 @@ TEST(DiffHtmlTest, SelfContainedPageWithEscapedData) {
 }
 
 }  // namespace
-}  // namespace tbprof::cli
+}  // namespace tbprof::views

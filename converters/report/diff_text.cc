@@ -13,7 +13,7 @@
 #include "converters/report/report_text.h"
 #include "converters/report/text_format.h"
 
-namespace tbprof::cli {
+namespace tbprof::views {
 namespace {
 
 using views::DisplayWidth;
@@ -343,4 +343,4 @@ std::string RenderDiffText(const ProfileDiff& d, const DiffTextOptions& options)
   return out;
 }
 
-}  // namespace tbprof::cli
+}  // namespace tbprof::views

@@ -13,7 +13,7 @@
 
 #include "converters/views/diff/diff_model.h"
 
-namespace tbprof::cli {
+namespace tbprof::views {
 
 struct DiffTextOptions {
   int width = 80;  // At least 60.
@@ -28,6 +28,6 @@ std::string RenderDiffText(const ProfileDiff& diff, const DiffTextOptions& optio
 // or what is known when a side has no steps.
 std::string DiffVerdict(const ProfileDiff& diff);
 
-}  // namespace tbprof::cli
+}  // namespace tbprof::views
 
 #endif  // TBPROF_CONVERTERS_REPORT_DIFF_TEXT_H_

@@ -119,8 +119,8 @@ void CheckRoundTrip(const xplane::XSpaceData& space, const char* what) {
 
 // Everything `tbprof convert` / `report` / `inspect` compute from a space.
 void RunViews(const xplane::XSpaceData& space) {
-  cli::XSpaceDiagnosis diagnosis = cli::DiagnoseXSpace(space);
-  (void)cli::FormatDiagnosisText(diagnosis, "fuzz");
+  views::XSpaceDiagnosis diagnosis = views::DiagnoseXSpace(space);
+  (void)views::FormatDiagnosisText(diagnosis, "fuzz");
 
   absl::StatusOr<views::AllViews> all = views::ComputeAllViews(space);
   if (all.ok()) {

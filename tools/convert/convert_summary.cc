@@ -8,6 +8,10 @@
 #include "src/base/progress.h"
 
 namespace tbprof::cli {
+
+using views::FormatCount;
+using views::PlaneSummary;
+using views::XSpaceDiagnosis;
 namespace {
 
 constexpr size_t kMaxPlanesShown = 10;

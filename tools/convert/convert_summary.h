@@ -26,7 +26,7 @@ struct HostReport {
   std::vector<std::string> extra_files;
   std::optional<converters::ChromeJsonSummary> json_summary;
   std::optional<converters::RawCaptureSummary> raw_summary;
-  XSpaceDiagnosis diagnosis;
+  views::XSpaceDiagnosis diagnosis;
 };
 
 // Per host: input, output file, events per plane, steps found, warnings

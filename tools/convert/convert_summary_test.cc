@@ -7,6 +7,8 @@
 #include "gtest/gtest.h"
 
 namespace tbprof::cli {
+
+using views::PlaneSummary;
 namespace {
 
 using ::testing::HasSubstr;

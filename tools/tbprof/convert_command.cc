@@ -21,6 +21,11 @@
 #include "tools/tbprof/trace_inputs.h"
 
 namespace tbprof::cli {
+
+using views::DiagnoseXSpace;
+using views::FormatCount;
+using views::PlaneSummary;
+using views::XSpaceDiagnosis;
 namespace {
 
 constexpr char kName[] = "convert";

@@ -21,6 +21,18 @@
 #include "tools/tbprof/view_inputs.h"
 
 namespace tbprof::cli {
+
+using views::CheckSlower;
+using views::DiffJsonOptions;
+using views::DiffProfiles;
+using views::DiffTextOptions;
+using views::ProfileDiff;
+using views::ProfileSummary;
+using views::RenderDiffHtml;
+using views::RenderDiffJson;
+using views::RenderDiffText;
+using views::SlowerGate;
+using views::SummarizeProfile;
 namespace {
 
 constexpr char kName[] = "diff";

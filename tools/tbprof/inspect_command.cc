@@ -12,6 +12,12 @@
 #include "tools/tbprof/trace_inputs.h"
 
 namespace tbprof::cli {
+
+using views::DiagnoseXSpace;
+using views::FormatCount;
+using views::FormatDiagnosisJson;
+using views::FormatDiagnosisText;
+using views::XSpaceDiagnosis;
 namespace {
 
 constexpr char kName[] = "inspect";

@@ -12,6 +12,10 @@
 
 namespace tbprof::cli {
 
+using views::DiagnoseXSpace;
+using views::PlaneSummary;
+using views::XSpaceDiagnosis;
+
 absl::StatusOr<ConvertIntoRunResult> ConvertIntoRun(const std::string& path,
                                                     const std::string& logdir,
                                                     const std::string& run,

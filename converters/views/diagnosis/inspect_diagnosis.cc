@@ -11,7 +11,7 @@
 #include "src/xplane/xspace_schema.h"
 #include "src/xplane/xspace_visitor.h"
 
-namespace tbprof::cli {
+namespace tbprof::views {
 
 const char kNoStepMarkerExplanation[] =
     "No step marker observed: no /host:CPU event marks a training step (a root event with "
@@ -382,4 +382,4 @@ XSpaceDiagnosis DiagnoseXSpace(const xplane::XSpaceData& space) {
   return d;
 }
 
-}  // namespace tbprof::cli
+}  // namespace tbprof::views

@@ -22,7 +22,7 @@
 #include "absl/strings/string_view.h"
 #include "src/xplane/xspace_data.h"
 
-namespace tbprof::cli {
+namespace tbprof::views {
 
 struct LineSummary {
   int64_t id = 0;
@@ -110,6 +110,6 @@ std::string FormatDiagnosisJson(const XSpaceDiagnosis& diagnosis, absl::string_v
 // "12,345".
 std::string FormatCount(int64_t n);
 
-}  // namespace tbprof::cli
+}  // namespace tbprof::views
 
 #endif  // TBPROF_CONVERTERS_VIEWS_DIAGNOSIS_INSPECT_DIAGNOSIS_H_

@@ -7,7 +7,7 @@
 #include "src/xplane/xspace_builder.h"
 #include "src/xplane/xspace_schema.h"
 
-namespace tbprof::cli {
+namespace tbprof::views {
 namespace {
 
 using ::testing::Contains;
@@ -245,4 +245,4 @@ TEST(FormatCountTest, ThousandsSeparators) {
 }
 
 }  // namespace
-}  // namespace tbprof::cli
+}  // namespace tbprof::views

@@ -7,7 +7,7 @@
 #include "absl/strings/str_join.h"
 #include "converters/views/diagnosis/inspect_diagnosis.h"
 
-namespace tbprof::cli {
+namespace tbprof::views {
 namespace {
 
 constexpr size_t kMaxLinesShown = 12;
@@ -184,4 +184,4 @@ std::string FormatDiagnosisJson(const XSpaceDiagnosis& d, absl::string_view sour
       ",\"warnings\":", JsonStringList(d.warnings), "}\n");
 }
 
-}  // namespace tbprof::cli
+}  // namespace tbprof::views

@@ -9,7 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 
-namespace tbprof::cli {
+namespace tbprof::views {
 namespace {
 
 void Add(TimeAggregate* to, int64_t count, double total_ms) {
@@ -261,4 +261,4 @@ SlowerGate CheckSlower(const StepDiff& diff, double max_pct, bool ignore_noise) 
   return gate;
 }
 
-}  // namespace tbprof::cli
+}  // namespace tbprof::views

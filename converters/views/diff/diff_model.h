@@ -35,7 +35,7 @@
 #include "absl/strings/string_view.h"
 #include "converters/views/summary/report_model.h"
 
-namespace tbprof::cli {
+namespace tbprof::views {
 
 // Operator name given to kernels that name none.
 inline constexpr absl::string_view kNoOperator = "(no op)";
@@ -159,6 +159,6 @@ struct SlowerGate {
 };
 SlowerGate CheckSlower(const StepDiff& diff, double max_pct, bool ignore_noise);
 
-}  // namespace tbprof::cli
+}  // namespace tbprof::views
 
 #endif  // TBPROF_CONVERTERS_VIEWS_DIFF_DIFF_MODEL_H_

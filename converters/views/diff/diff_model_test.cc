@@ -6,7 +6,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
-namespace tbprof::cli {
+namespace tbprof::views {
 namespace {
 
 using ::testing::ElementsAre;
@@ -211,4 +211,4 @@ TEST(DiffModelTest, CollectivesAreNcclKernels) {
 }
 
 }  // namespace
-}  // namespace tbprof::cli
+}  // namespace tbprof::views

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Runs two tbprof binaries over every trace in testdata/ and ../shared/testdata
 # and compares what users see: the logdir `convert` writes (every file, byte
-# for byte), `report --json`, `report --html`, `inspect --json`, and
-# `diff --json` / `diff --html` on pairs of traces; for each command also its
-# exit status, stdout and stderr.
+# for byte), `report --json`, `report --html`, report text, `inspect --json`,
+# and `diff --json` / `diff --html` / diff text on pairs of traces; for each
+# command also its exit status, stdout and stderr; and the help texts and
+# usage errors of the commands.
 #
 #   tools/compare_outputs.sh [--keep] OLD_TBPROF NEW_TBPROF [INPUT...]
 #
@@ -103,6 +104,29 @@ for pair in "${pairs[@]}"; do
     run $side "diff$n/diff_text" diff "$a" "$b" --width 100 --quiet
   done
   checks=$((checks + 3))
+done
+
+# Help texts and usage errors of the commands whose flags are shared.
+small="$root/testdata/chrome_json/kineto_small.json"
+usage_cases=(
+  "--help" "convert --help" "inspect --help" "report --help" "diff --help" "watch --help"
+  "convert $small" "convert $small --logdir <L> --steps sometimes"
+  "inspect $small --steps sometimes" "inspect $small --max-events x" "inspect"
+  "report $small --breakdown sideways --steps sometimes" "report $small --steps sometimes"
+  "report $small --width 59 --steps sometimes" "report $small --no-such-flag" "report"
+  "diff $small --width 59 --breakdown sideways" "diff $small $small --breakdown sideways"
+  "diff $small $small --steps sometimes" "diff $small $small --ignore-noise"
+  "diff $small $small --fail-if-slower x" "diff $small"
+  "watch <L> --logdir <L>x --steps sometimes --once" "report $small --max-inflated-bytes 1Q"
+)
+n=0
+for args in "${usage_cases[@]}"; do
+  n=$((n + 1))
+  for side in old new; do
+    # shellcheck disable=SC2086  # The cases are word lists.
+    run $side "usage/case$n" ${args//<L>/$work/$side/usage/logdir$n}
+  done
+  checks=$((checks + 1))
 done
 
 # Every file either side wrote, compared byte for byte.

@@ -17,7 +17,7 @@
 #include "converters/views/diff/diff_model.h"
 #include "converters/report/diff_text.h"
 #include "tools/tbprof/flags.h"
-#include "tools/tbprof/view_flags.h"
+#include "tools/tbprof/shared_flags.h"
 #include "tools/tbprof/view_inputs.h"
 
 namespace tbprof::cli {

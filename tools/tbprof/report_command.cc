@@ -15,7 +15,7 @@
 #include "src/base/phase_timings.h"
 #include "tools/tbprof/commands.h"
 #include "tools/tbprof/flags.h"
-#include "tools/tbprof/view_flags.h"
+#include "tools/tbprof/shared_flags.h"
 #include "tools/tbprof/trace_inputs.h"
 #include "tools/tbprof/view_inputs.h"
 

@@ -1,4 +1,4 @@
-#include "tools/tbprof/view_flags.h"
+#include "tools/tbprof/shared_flags.h"
 
 #include <sys/ioctl.h>
 #include <unistd.h>
@@ -28,19 +28,36 @@ int TerminalWidth() {
 
 }  // namespace
 
-void AddViewFlags(FlagSet* flag_set, ViewFlags* flags) {
-  flag_set->Bool("json", &flags->json);
-  flag_set->String("html", &flags->html);
-  flag_set->String("breakdown", &flags->breakdown);
-  flag_set->Bool("keep-all-steps", &flags->keep_all_steps);
+void AddLoadFlags(FlagSet* flag_set, LoadFlags* flags) {
   flag_set->String("steps", &flags->steps);
-  flag_set->Int64("top", &flags->top);
-  flag_set->Int64("width", &flags->width);
-  flag_set->Bool("ascii", &flags->ascii);
   flag_set->Int64("max-events", &flags->max_events);
   flag_set->ByteSize("max-inflated-bytes", &flags->max_inflated_bytes);
   flag_set->Int64("max-memory-mb", &flags->max_memory_mb);
   flag_set->Bool("quiet", &flags->quiet);
+}
+
+absl::Status ApplyLoadFlags(const LoadFlags& flags, LoadOptions* options) {
+  absl::StatusOr<converters::StepsMode> steps = converters::ParseStepsMode(flags.steps);
+  if (!steps.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("--steps: ", steps.status().message()));
+  }
+  options->steps = *steps;
+  options->max_events = flags.max_events;
+  options->max_inflated_bytes = flags.max_inflated_bytes;
+  options->max_memory_bytes =
+      flags.max_memory_mb < 0 ? kAutoLimit : static_cast<uint64_t>(flags.max_memory_mb) << 20;
+  return absl::OkStatus();
+}
+
+void AddViewFlags(FlagSet* flag_set, ViewFlags* flags) {
+  AddLoadFlags(flag_set, &flags->load);
+  flag_set->Bool("json", &flags->json);
+  flag_set->String("html", &flags->html);
+  flag_set->String("breakdown", &flags->breakdown);
+  flag_set->Bool("keep-all-steps", &flags->keep_all_steps);
+  flag_set->Int64("top", &flags->top);
+  flag_set->Int64("width", &flags->width);
+  flag_set->Bool("ascii", &flags->ascii);
 }
 
 absl::Status ApplyViewFlags(const ViewFlags& flags, ViewInputsOptions* options) {
@@ -51,16 +68,10 @@ absl::Status ApplyViewFlags(const ViewFlags& flags, ViewInputsOptions* options) 
   }
   options->views.steps.breakdown = *breakdown;
   options->views.steps.drop_incomplete_steps = !flags.keep_all_steps;
-  absl::StatusOr<converters::StepsMode> steps = converters::ParseStepsMode(flags.steps);
-  if (!steps.ok()) {
-    return absl::InvalidArgumentError(absl::StrCat("--steps: ", steps.status().message()));
+  if (absl::Status status = ApplyLoadFlags(flags.load, &options->load); !status.ok()) {
+    return status;
   }
-  options->load.steps = *steps;
-  options->load.max_events = flags.max_events;
-  options->load.max_inflated_bytes = flags.max_inflated_bytes;
-  options->load.max_memory_bytes =
-      flags.max_memory_mb < 0 ? kAutoLimit : static_cast<uint64_t>(flags.max_memory_mb) << 20;
-  options->quiet = flags.quiet;
+  options->quiet = flags.load.quiet;
   return absl::OkStatus();
 }
 

@@ -15,7 +15,7 @@
 #include "absl/strings/str_join.h"
 #include "converters/chrome_json/chrome_json_to_xspace.h"
 #include "converters/raw_capture/raw_capture_to_xspace.h"
-#include "converters/views/all_views.h"
+#include "converters/views/all/all_views.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "src/base/resource_usage.h"

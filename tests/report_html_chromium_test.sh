@@ -69,7 +69,7 @@ check_case() {
     return
   fi
   # "#selftest" makes the page also click the kernel table headers and check
-  # the row order after each click (see selfTest() in report_html_assets.cc).
+  # the row order after each click (see selfTest() in converters/report/assets/report.js).
   timeout 120 "$CHROMIUM" "${CHROME_FLAGS[@]}" --dump-dom "file://$html#selftest" >"$dom" \
       2>"$OUT/$name.chromium.log"
   local status

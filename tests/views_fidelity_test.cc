@@ -18,9 +18,9 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
-#include "converters/views/xspace_to_kernel_stats.h"
-#include "converters/views/xspace_to_memory_profile.h"
-#include "converters/views/xspace_to_trace_json.h"
+#include "converters/views/kernels/xspace_to_kernel_stats.h"
+#include "converters/views/memory/xspace_to_memory_profile.h"
+#include "converters/views/trace/xspace_to_trace_json.h"
 #include "gtest/gtest.h"
 #include "src/base/input_stream.h"
 #include "src/xplane/xspace_io.h"

@@ -15,9 +15,9 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/match.h"
-#include "converters/views/op_stats_to_input_pipeline_analysis.h"
-#include "converters/views/op_stats_to_overview_page.h"
-#include "converters/views/xspace_to_step_db.h"
+#include "converters/views/steps/op_stats_to_input_pipeline_analysis.h"
+#include "converters/views/steps/op_stats_to_overview_page.h"
+#include "converters/views/steps/xspace_to_step_db.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "src/base/input_stream.h"

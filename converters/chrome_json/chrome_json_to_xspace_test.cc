@@ -362,7 +362,7 @@ TEST(ChromeJsonToXSpaceTest, OldCapitalisedCategories) {
 }
 
 // record_shapes / with_stack args of CPU ops become the stats the operator
-// view reads (converters/views/op_tree.h), JSON arrays without whitespace.
+// view reads (converters/views/operators/op_tree.h), JSON arrays without whitespace.
 TEST(ChromeJsonToXSpaceTest, OpShapesAndCallStacksAreKept) {
   auto c = Convert("kineto_small.json");  // Pretty-printed "Input Dims".
   auto mm = c->Find(xplane::kHostThreadsPlaneName, "aten::mm");

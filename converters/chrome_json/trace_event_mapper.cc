@@ -415,7 +415,7 @@ void TraceEventMapper::EmitHostEvent(uint32_t thread, const HostEvent& he, uint6
   // innermost one around a launch names its device events (tf_op, see
   // EmitGpuEvents), and a `tf_op` with the op's own name makes xprof's
   // framework_op_stats count its host time (and tbprof's operator view use
-  // xprof's rule, converters/views/op_tree.h).
+  // xprof's rule, converters/views/operators/op_tree.h).
   if (he.kind == Kind::kCpuOp || (he.kind == Kind::kUserAnnotation && !is_step)) {
     const absl::string_view name = space_->strings.Get(plane->event_metadata(md).name);
     if (!is_step && !XprofParsesAsOpName(name)) ev.AddRef(stat_tf_op_, name);

@@ -149,7 +149,7 @@ class TraceEventMapper : public json::TraceJsonHandler {
   void EmitHostEvent(uint32_t thread, const HostEvent& event, uint64_t byte_offset);
   // Adds the stats `input_dims`, `input_types`, `concrete_inputs` (JSON arrays
   // without whitespace) and `call_stack` (as recorded) that the operator view
-  // reads (converters/views/op_tree.h), as refs: shapes repeat across calls.
+  // reads (converters/views/operators/op_tree.h), as refs: shapes repeat across calls.
   void EmitOpArgStats(const HostEvent& event, xplane::XEventBuilder* ev);
   // trace_event_mapper_comms.cc: record_param_comms args and distributedInfo
   // kept as stats (converters/common/collective_stats.h).

@@ -1,6 +1,6 @@
 // Names of the stats in which converters keep what a trace says about
 // distributed communication, and which the distributed view reads
-// (converters/views/xspace_to_rank_comms.h). Not the profile plugin's: it
+// (converters/views/distributed/xspace_to_rank_comms.h). Not the profile plugin's: it
 // ignores them (they appear as event args in its trace viewer).
 //
 // On /host:CPU `record_param_comms` events (PyTorch's record of each c10d

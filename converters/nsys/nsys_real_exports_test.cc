@@ -13,7 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "converters/nsys/nsys_to_xspace.h"
-#include "converters/views/xspace_to_kernel_stats.h"
+#include "converters/views/kernels/xspace_to_kernel_stats.h"
 #include "gtest/gtest.h"
 #include "src/xplane/xspace_schema.h"
 #include "src/xplane/xspace_visitor.h"

@@ -1,8 +1,8 @@
 #include "converters/report/html_common.h"
 
 #include "absl/strings/str_cat.h"
-#include "converters/views/json_string.h"
-#include "converters/views/json_text_writer.h"
+#include "converters/output/json_string.h"
+#include "converters/output/json_text_writer.h"
 
 namespace tbprof::views {
 
@@ -97,56 +97,5 @@ const char kHtmlPageHead[] =
     "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
     "style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:\">\n"
     "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
-
-const char kHtmlJsPrelude[] = R"JS(
-(function () {
-  'use strict';
-  var errors = [], charts = 0, sorted = -1;
-  function status() {
-    var el = document.getElementById('render-status');
-    if (!el) return;
-    var bad = errors.length > 0;
-    el.textContent = (bad ? 'error' : 'ok') + ' charts=' + charts + ' errors=' + errors.length +
-        (sorted >= 0 ? ' sorted=' + sorted : '') + (bad ? ': ' + errors.join('; ') : '');
-    el.className = bad ? 'bad' : 'good';
-  }
-  window.onerror = function (msg, src, line) {
-    errors.push(String(msg) + (line ? ' (line ' + line + ')' : ''));
-    status();
-  };
-
-  // ---- DOM helpers: all data goes in as text, never as markup.
-  var SVGNS = 'http://www.w3.org/2000/svg';
-  function attrs(e, a) {
-    for (var k in a) {
-      if (!a.hasOwnProperty(k) || a[k] === null || a[k] === undefined) continue;
-      if (k === 'text') e.textContent = a[k];
-      else if (k === 'cls') e.setAttribute('class', a[k]);
-      else e.setAttribute(k, a[k]);
-    }
-    return e;
-  }
-  function kids(e, list) {
-    (list || []).forEach(function (c) {
-      if (c === null || c === undefined) return;
-      e.appendChild(typeof c === 'object' ? c : document.createTextNode(String(c)));
-    });
-    return e;
-  }
-  function h(tag, a, c) { return kids(attrs(document.createElement(tag), a || {}), c); }
-  function s(tag, a, c) { return kids(attrs(document.createElementNS(SVGNS, tag), a || {}), c); }
-
-  // ---- Formatting.
-  function fx(v, d) { return (+v || 0).toFixed(d); }
-)JS";
-
-const char kHtmlJsEpilogue[] = R"JS(
-  try { main(); } catch (e) { errors.push('main: ' + (e && e.message ? e.message : String(e))); }
-  if (location.hash === '#selftest') {
-    try { sorted = selfTest(); } catch (e) { errors.push('selftest: ' + e.message); }
-  }
-  status();
-})();
-)JS";
 
 }  // namespace tbprof::views

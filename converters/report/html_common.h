@@ -1,6 +1,6 @@
 // Pieces shared by the HTML pages that tbprof writes: the report
 // (report_html.h, report_distributed.h) and `tbprof diff --html`
-// (tools/tbprof/diff_html.h). Escaping for markup and inline <script> data,
+// (converters/report/diff_html.h). Escaping for markup and inline <script> data,
 // a JSON builder for the page data, and the start of the page script.
 #ifndef TBPROF_CONVERTERS_REPORT_HTML_COMMON_H_
 #define TBPROF_CONVERTERS_REPORT_HTML_COMMON_H_

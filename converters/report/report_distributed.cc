@@ -11,8 +11,8 @@
 #include "absl/strings/str_format.h"
 #include "converters/report/report_distributed_format.h"
 #include "converters/report/text_format.h"
-#include "converters/views/distributed_view.h"
-#include "converters/views/proto_json.h"
+#include "converters/views/distributed/distributed_view.h"
+#include "converters/output/proto_json.h"
 #include "src/base/status_macros.h"
 
 namespace tbprof::views {

@@ -1,5 +1,5 @@
 // The distributed view in a tbprof report: the run's DistributedView
-// (converters/views/distributed_view.h), built from the hosts' RankComms,
+// (converters/views/distributed/distributed_view.h), built from the hosts' RankComms,
 // rendered for the terminal, as a JSON member and as an HTML section.
 //
 // Every renderer shows, when the run has collectives: per rank the average
@@ -15,7 +15,7 @@
 #include <string>
 
 #include "absl/status/status.h"
-#include "converters/report/report_model.h"
+#include "converters/views/summary/report_model.h"
 #include "converters/report/report_text.h"
 #include "proto/distributed.pb.h"
 

@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "converters/report/html_assets.h"
 #include "converters/report/html_common.h"
 #include "converters/report/report_distributed.h"
 #include "converters/report/report_distributed_format.h"
@@ -16,42 +17,7 @@ namespace {
 
 std::string Num(double v, int decimals) { return absl::StrFormat("%.*f", decimals, v); }
 
-constexpr char kCss[] = R"CSS(
-#distributed .dist-bars text { font-size: 12px; fill: #616e7c; }
-#distributed .dist-bars text.rank { fill: #1f2933; }
-#distributed .verdict { margin: 4px 0; }
-#distributed .verdict b { display: inline-block; min-width: 92px; }
-)CSS";
 
-// Sorts a table of #distributed by the clicked column, as the page's own
-// tables do (and as its #selftest checks): cells carry their sort key in
-// data-v; a first click sorts numbers ("num" columns) descending and text
-// ascending, a second click on the same column reverses.
-constexpr char kJs[] = R"JS(
-(function () {
-  var root = document.getElementById('distributed');
-  if (!root) return;
-  Array.prototype.forEach.call(root.querySelectorAll('table.sortable'), function (t) {
-    var ths = t.tHead.rows[0].cells, sorted = -1, desc = false;
-    Array.prototype.forEach.call(ths, function (th, i) {
-      th.addEventListener('click', function () {
-        var num = th.classList.contains('num');
-        if (sorted === i) desc = !desc; else { sorted = i; desc = num; }
-        Array.prototype.forEach.call(ths, function (x) { x.setAttribute('aria-sort', 'none'); });
-        th.setAttribute('aria-sort', desc ? 'descending' : 'ascending');
-        var body = t.tBodies[0];
-        var rows = Array.prototype.slice.call(body.rows);
-        rows.sort(function (a, b) {
-          var x = a.cells[i].getAttribute('data-v'), y = b.cells[i].getAttribute('data-v');
-          var c = num ? (+x) - (+y) : String(x).localeCompare(String(y));
-          return desc ? -c : c;
-        });
-        rows.forEach(function (r) { body.appendChild(r); });
-      });
-    });
-  });
-})();
-)JS";
 
 struct Part {
   const char* label;
@@ -235,7 +201,7 @@ std::string Verdicts(const tbprof::DistributedView& v) {
 
 std::string RenderDistributedHtml(const ReportInput& input) {
   const tbprof::DistributedView v = BuildDistributedReport(input);
-  std::string out = absl::StrCat("<main id=\"distributed\"><style>", kCss,
+  std::string out = absl::StrCat("<main id=\"distributed\"><style>", kDistributedHtmlCss,
                                  "</style><section class=\"host\"><h2>Distributed</h2>");
   if (!v.no_data_reason().empty()) {
     absl::StrAppend(&out, "<div class=\"panel\"><p class=\"muted\">",
@@ -280,7 +246,7 @@ std::string RenderDistributedHtml(const ReportInput& input) {
     }
     out += "</ul></div>";
   }
-  absl::StrAppend(&out, "</section><script>", kJs, "</script></main>\n");
+  absl::StrAppend(&out, "</section><script>", kDistributedHtmlJs, "</script></main>\n");
   return out;
 }
 

@@ -9,7 +9,7 @@
 #include "absl/strings/string_view.h"
 #include "converters/report/html_common.h"
 #include "converters/report/report_distributed.h"
-#include "converters/report/report_html_assets.h"
+#include "converters/report/html_assets.h"
 
 namespace tbprof::views {
 namespace {

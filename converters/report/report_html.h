@@ -22,7 +22,7 @@
 #include <string>
 #include <vector>
 
-#include "converters/report/report_model.h"
+#include "converters/views/summary/report_model.h"
 
 namespace tbprof::views {
 

@@ -5,8 +5,8 @@
 
 #include "absl/status/status.h"
 #include "converters/report/report_distributed.h"
-#include "converters/views/json_text_writer.h"
-#include "converters/views/proto_json.h"
+#include "converters/output/json_text_writer.h"
+#include "converters/output/proto_json.h"
 #include "google/protobuf/message.h"
 #include "src/base/status_macros.h"
 

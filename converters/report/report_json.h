@@ -22,8 +22,8 @@
 #include <string>
 
 #include "absl/status/statusor.h"
-#include "converters/views/all_views.h"
-#include "converters/report/report_model.h"
+#include "converters/views/all/all_views.h"
+#include "converters/views/summary/report_model.h"
 
 namespace tbprof::views {
 

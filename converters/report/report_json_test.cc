@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "converters/report/report_test_views.h"
+#include "converters/views/summary/report_test_views.h"
 #include "gmock/gmock.h"
 #include "google/protobuf/struct.pb.h"
 #include "google/protobuf/util/json_util.h"

@@ -14,7 +14,7 @@
 #include <string>
 
 #include "absl/strings/string_view.h"
-#include "converters/report/report_model.h"
+#include "converters/views/summary/report_model.h"
 #include "converters/report/text_format.h"  // DisplayWidth()
 
 namespace tbprof::views {

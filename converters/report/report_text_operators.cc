@@ -11,7 +11,7 @@
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "converters/report/text_format.h"
-#include "converters/views/gemm_flops.h"
+#include "converters/views/operators/gemm_flops.h"
 
 namespace tbprof::views {
 namespace {

@@ -9,7 +9,7 @@
 
 #include <string>
 
-#include "converters/report/report_model.h"
+#include "converters/views/summary/report_model.h"
 #include "converters/report/report_text.h"
 
 namespace tbprof::views {

@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "absl/strings/str_split.h"
-#include "converters/report/report_test_views.h"
+#include "converters/views/summary/report_test_views.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 

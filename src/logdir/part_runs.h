@@ -1,6 +1,6 @@
 // The part runs of a run: "<run>_part<digits>", where `tbprof convert` and
 // `tbprof watch` put the pieces of a host too large for TensorBoard in one
-// file (tools/tbprof/convert_split.h, docs/tensorboard_limits.md).
+// file (tools/convert/convert_split.h, docs/tensorboard_limits.md).
 //
 // Replacing a host (--force) must not leave the pieces of an earlier, larger
 // split beside the new ones: RemoveStalePartRunFiles() deletes the host's

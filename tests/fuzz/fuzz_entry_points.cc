@@ -16,14 +16,14 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "converters/chrome_json/chrome_json_to_xspace.h"
-#include "converters/rocprof/rocprof_to_xspace.h"
 #include "converters/memory_snapshot/memory_snapshot_to_xspace.h"
 #include "converters/nsys/nsys_to_xspace.h"
-#include "converters/views/all_views.h"
-#include "converters/report/report_model.h"
+#include "converters/rocprof/rocprof_to_xspace.h"
+#include "converters/views/all/all_views.h"
+#include "converters/views/summary/report_model.h"
 #include "converters/report/report_text.h"
-#include "converters/views/xspace_to_memory_profile.h"
-#include "converters/views/xspace_to_trace_json.h"
+#include "converters/views/memory/xspace_to_memory_profile.h"
+#include "converters/views/trace/xspace_to_trace_json.h"
 #include "src/base/output_file.h"
 #include "src/capture/raw_capture.h"
 #include "src/capture/raw_capture_format.h"
@@ -31,7 +31,7 @@
 #include "src/xplane/xspace_data.h"
 #include "src/xplane/xspace_io.h"
 #include "src/xplane/xspace_wire_reader.h"
-#include "tools/tbprof/inspect_diagnosis.h"
+#include "converters/views/diagnosis/inspect_diagnosis.h"
 #ifdef TBPROF_FUZZ_HAVE_RAW_CAPTURE_CONVERTER
 #include "converters/raw_capture/raw_capture_to_xspace.h"
 #endif
@@ -123,8 +123,8 @@ void CheckRoundTrip(const xplane::XSpaceData& space, const char* what) {
 
 // Everything `tbprof convert` / `report` / `inspect` compute from a space.
 void RunViews(const xplane::XSpaceData& space) {
-  cli::XSpaceDiagnosis diagnosis = cli::DiagnoseXSpace(space);
-  (void)cli::FormatDiagnosisText(diagnosis, "fuzz");
+  views::XSpaceDiagnosis diagnosis = views::DiagnoseXSpace(space);
+  (void)views::FormatDiagnosisText(diagnosis, "fuzz");
 
   absl::StatusOr<views::AllViews> all = views::ComputeAllViews(space);
   if (all.ok()) {

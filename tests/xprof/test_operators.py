@@ -11,7 +11,7 @@
   3. TraceLens' kernel summary of the Qwen trace (../shared/testdata/
      peer_outputs) lists the same kernels under the same parent ops;
   4. testdata/chrome_json/operators_small.json gives the hand-computed
-     numbers of converters/views/operators_test_util.h through the CLI, and
+     numbers of converters/views/operators/operators_test_util.h through the CLI, and
      its damaged variants (no correlation ids, no External ids, no shapes, no
      Python events) give partial views with counted notes, never a crash or a
      wrong total.

@@ -4,7 +4,7 @@
 #include <memory>
 
 #include "absl/strings/str_cat.h"
-#include "converters/views/all_views.h"
+#include "converters/views/all/all_views.h"
 #include "src/logdir/profile_logdir.h"
 #include "tools/tbprof/trace_inputs.h"
 

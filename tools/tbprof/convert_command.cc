@@ -7,20 +7,26 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "converters/views/all_views.h"
+#include "converters/views/all/all_views.h"
 #include "src/base/phase_timings.h"
 #include "src/base/progress.h"
 #include "src/logdir/profile_logdir.h"
 #include "tools/tbprof/commands.h"
-#include "tools/tbprof/convert_malloc.h"
-#include "tools/tbprof/convert_split.h"
-#include "tools/tbprof/convert_split_stage.h"
-#include "tools/tbprof/convert_summary.h"
+#include "tools/convert/convert_malloc.h"
+#include "tools/convert/convert_split.h"
+#include "tools/convert/convert_split_stage.h"
+#include "tools/convert/convert_summary.h"
 #include "tools/tbprof/flags.h"
-#include "tools/tbprof/inspect_diagnosis.h"
+#include "tools/tbprof/shared_flags.h"
+#include "converters/views/diagnosis/inspect_diagnosis.h"
 #include "tools/tbprof/trace_inputs.h"
 
 namespace tbprof::cli {
+
+using views::DiagnoseXSpace;
+using views::FormatCount;
+using views::PlaneSummary;
+using views::XSpaceDiagnosis;
 namespace {
 
 constexpr char kName[] = "convert";
@@ -110,14 +116,10 @@ struct ConvertFlags {
   std::string run;
   std::string host;
   bool force = false;
-  int64_t max_events = 0;
-  uint64_t max_inflated_bytes = kAutoLimit;
-  int64_t max_memory_mb = -1;  // -1: the default (EffectiveMaxMemoryBytes).
-  bool quiet = false;
+  LoadFlags load;  // --max-memory-mb -1: the default (EffectiveMaxMemoryBytes).
   bool no_views = false;
   bool timings = false;
   int64_t threads = 0;  // 0: automatic (ChromeJsonOptions::threads).
-  std::string steps = "auto";
   int64_t tensorboard_budget_mb = kDefaultTensorBoardBudgetMb;
 };
 
@@ -170,11 +172,7 @@ int RunConvert(const std::vector<std::string>& args) {
   flag_set.String("run", &flags.run);
   flag_set.String("host", &flags.host);
   flag_set.Bool("force", &flags.force);
-  flag_set.Int64("max-events", &flags.max_events);
-  flag_set.ByteSize("max-inflated-bytes", &flags.max_inflated_bytes);
-  flag_set.Int64("max-memory-mb", &flags.max_memory_mb);
-  flag_set.Bool("quiet", &flags.quiet);
-  flag_set.String("steps", &flags.steps);
+  AddLoadFlags(&flag_set, &flags.load);
   flag_set.Bool("no-views", &flags.no_views);
   flag_set.Bool("timings", &flags.timings);
   flag_set.Int64("threads", &flags.threads);
@@ -192,11 +190,10 @@ int RunConvert(const std::vector<std::string>& args) {
       !error.empty()) {
     return ReportUsageError(kName, error);
   }
-  absl::StatusOr<converters::StepsMode> parsed_steps = converters::ParseStepsMode(flags.steps);
-  if (!parsed_steps.ok()) {
-    return ReportUsageError(kName, absl::StrCat("--steps: ", parsed_steps.status().message()));
+  LoadOptions base_load_options;
+  if (absl::Status status = ApplyLoadFlags(flags.load, &base_load_options); !status.ok()) {
+    return ReportUsageError(kName, status.message());
   }
-  const converters::StepsMode steps_mode = *parsed_steps;
   if (!flags.run.empty()) {
     if (absl::Status status = logdir::ValidateRunName(flags.run); !status.ok()) {
       return ReportUsageError(kName, absl::StrCat("--run: ", status.message()));
@@ -235,20 +232,15 @@ int RunConvert(const std::vector<std::string>& args) {
     const std::string& path = (*files)[i];
     ProgressReporter::Options progress_options;
     progress_options.mode =
-        flags.quiet ? ProgressReporter::Mode::kQuiet : ProgressReporter::Mode::kAuto;
+        flags.load.quiet ? ProgressReporter::Mode::kQuiet : ProgressReporter::Mode::kAuto;
     std::string label = files->size() > 1
                             ? absl::StrCat("converting [", i + 1, "/", files->size(), "] ",
                                            BaseName(path))
                             : absl::StrCat("converting ", BaseName(path));
     ProgressReporter progress(label, std::move(progress_options));
 
-    LoadOptions load_options;
-    load_options.max_events = flags.max_events;
+    LoadOptions load_options = base_load_options;
     load_options.json_threads = static_cast<int>(flags.threads);
-    load_options.steps = steps_mode;
-    load_options.max_inflated_bytes = flags.max_inflated_bytes;
-    load_options.max_memory_bytes =
-        flags.max_memory_mb < 0 ? kAutoLimit : static_cast<uint64_t>(flags.max_memory_mb) << 20;
     load_options.progress = [&progress](uint64_t done, uint64_t total) {
       progress.Update(done, total);
     };
@@ -332,8 +324,8 @@ int RunConvert(const std::vector<std::string>& args) {
       return ReportFailure(status);
     }
   }
-  if (!flags.quiet || !stale.status.ok()) {
-    if (flags.quiet) stale.removed = {};  // Only the warning.
+  if (!flags.load.quiet || !stale.status.ok()) {
+    if (flags.load.quiet) stale.removed = {};  // Only the warning.
     std::fputs(FormatStaleFilesRemoved(stale).c_str(), stderr);
   }
   if (timings != nullptr) {
@@ -341,7 +333,7 @@ int RunConvert(const std::vector<std::string>& args) {
     std::fprintf(stderr, "tbprof: phase timings:\n%s", timings->Format().c_str());
   }
 
-  if (flags.quiet) {
+  if (flags.load.quiet) {
     size_t next_split = 0;
     for (const HostReport& report : reports) {
       if (next_split < splits.size() && splits[next_split].host == report.host) {

@@ -1,9 +1,6 @@
 // tbprof diff: compares two profiles (step time and its spread, breakdown,
 // kernels, operators, memory peak, communication) in the terminal, as JSON
 // or as HTML, and can fail when the step time grew (CI gate).
-#include <sys/ioctl.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -15,14 +12,27 @@
 #include "absl/strings/str_cat.h"
 #include "src/base/output_file.h"
 #include "tools/tbprof/commands.h"
-#include "tools/tbprof/diff_html.h"
-#include "tools/tbprof/diff_json.h"
-#include "tools/tbprof/diff_model.h"
-#include "tools/tbprof/diff_text.h"
+#include "converters/report/diff_html.h"
+#include "converters/report/diff_json.h"
+#include "converters/views/diff/diff_model.h"
+#include "converters/report/diff_text.h"
 #include "tools/tbprof/flags.h"
+#include "tools/tbprof/shared_flags.h"
 #include "tools/tbprof/view_inputs.h"
 
 namespace tbprof::cli {
+
+using views::CheckSlower;
+using views::DiffJsonOptions;
+using views::DiffProfiles;
+using views::DiffTextOptions;
+using views::ProfileDiff;
+using views::ProfileSummary;
+using views::RenderDiffHtml;
+using views::RenderDiffJson;
+using views::RenderDiffText;
+using views::SlowerGate;
+using views::SummarizeProfile;
 namespace {
 
 constexpr char kName[] = "diff";
@@ -81,52 +91,17 @@ Examples:
 )";
 
 struct DiffFlags {
-  bool json = false;
-  std::string html;
+  ViewFlags view;
   std::string fail_if_slower;
   bool ignore_noise = false;
-  int64_t top = 10;
-  int64_t width = 0;
-  bool ascii = false;
-  std::string breakdown = "with-host";
-  bool keep_all_steps = false;
-  std::string steps = "auto";
-  int64_t max_events = 0;
-  uint64_t max_inflated_bytes = kAutoLimit;
-  int64_t max_memory_mb = -1;  // -1: the default.
-  bool quiet = false;
 };
-
-int TerminalWidth() {
-  struct winsize ws;
-  if (::isatty(1) && ::ioctl(1, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 60) {
-    return std::min<int>(ws.ws_col, 160);
-  }
-  int columns = 0;
-  if (const char* env = std::getenv("COLUMNS"); env && absl::SimpleAtoi(env, &columns) &&
-                                                columns >= 60) {
-    return std::min(columns, 160);
-  }
-  return 80;
-}
 
 int RunDiff(const std::vector<std::string>& args) {
   DiffFlags flags;
   FlagSet flag_set;
-  flag_set.Bool("json", &flags.json);
-  flag_set.String("html", &flags.html);
+  AddViewFlags(&flag_set, &flags.view);
   flag_set.String("fail-if-slower", &flags.fail_if_slower);
   flag_set.Bool("ignore-noise", &flags.ignore_noise);
-  flag_set.Int64("top", &flags.top);
-  flag_set.Int64("width", &flags.width);
-  flag_set.Bool("ascii", &flags.ascii);
-  flag_set.String("breakdown", &flags.breakdown);
-  flag_set.Bool("keep-all-steps", &flags.keep_all_steps);
-  flag_set.String("steps", &flags.steps);
-  flag_set.Int64("max-events", &flags.max_events);
-  flag_set.ByteSize("max-inflated-bytes", &flags.max_inflated_bytes);
-  flag_set.Int64("max-memory-mb", &flags.max_memory_mb);
-  flag_set.Bool("quiet", &flags.quiet);
   std::vector<std::string> inputs;
   if (absl::Status status = flag_set.Parse(args, &inputs); !status.ok()) {
     return ReportUsageError(kName, status.message());
@@ -148,28 +123,13 @@ int RunDiff(const std::vector<std::string>& args) {
   if (flags.ignore_noise && max_slower_pct < 0) {
     return ReportUsageError(kName, "--ignore-noise needs --fail-if-slower");
   }
-  if (flags.width != 0 && flags.width < 60) {
-    return ReportUsageError(kName, "--width must be at least 60");
+  if (absl::Status status = CheckWidthFlag(flags.view); !status.ok()) {
+    return ReportUsageError(kName, status.message());
   }
   ViewInputsOptions options;
-  if (absl::StatusOr<views::Breakdown> breakdown = views::ParseBreakdown(flags.breakdown);
-      breakdown.ok()) {
-    options.views.steps.breakdown = *breakdown;
-  } else {
-    return ReportUsageError(kName, absl::StrCat("--breakdown: ", breakdown.status().message()));
+  if (absl::Status status = ApplyViewFlags(flags.view, &options); !status.ok()) {
+    return ReportUsageError(kName, status.message());
   }
-  options.views.steps.drop_incomplete_steps = !flags.keep_all_steps;
-  if (absl::StatusOr<converters::StepsMode> steps = converters::ParseStepsMode(flags.steps);
-      steps.ok()) {
-    options.load.steps = *steps;
-  } else {
-    return ReportUsageError(kName, absl::StrCat("--steps: ", steps.status().message()));
-  }
-  options.load.max_events = flags.max_events;
-  options.load.max_inflated_bytes = flags.max_inflated_bytes;
-  options.load.max_memory_bytes =
-      flags.max_memory_mb < 0 ? kAutoLimit : static_cast<uint64_t>(flags.max_memory_mb) << 20;
-  options.quiet = flags.quiet;
 
   ProfileSummary sides[2];
   for (int i = 0; i < 2; ++i) {
@@ -191,27 +151,27 @@ int RunDiff(const std::vector<std::string>& args) {
     json_options.gate_pct = max_slower_pct;
     json_options.gate_ignore_noise = flags.ignore_noise;
   }
-  if (!flags.html.empty()) {
-    if (absl::Status status = WriteFileAtomically(flags.html, RenderDiffHtml(*diff, json_options),
+  if (!flags.view.html.empty()) {
+    if (absl::Status status = WriteFileAtomically(flags.view.html, RenderDiffHtml(*diff, json_options),
                                                   AtomicOutputFile::Overwrite::kReplace);
         !status.ok()) {
       return ReportFailure(status);
     }
   }
-  if (flags.json) {
+  if (flags.view.json) {
     std::string json = RenderDiffJson(*diff, json_options);
     json.push_back('\n');
     std::fwrite(json.data(), 1, json.size(), stdout);
   } else {
     DiffTextOptions text_options;
-    text_options.width = flags.width > 0 ? static_cast<int>(flags.width) : TerminalWidth();
-    text_options.top = static_cast<int>(std::clamp<int64_t>(flags.top, 1, 100000));
-    text_options.ascii = flags.ascii;
+    text_options.width = TextWidth(flags.view);
+    text_options.top = static_cast<int>(std::clamp<int64_t>(flags.view.top, 1, 100000));
+    text_options.ascii = flags.view.ascii;
     const std::string text = RenderDiffText(*diff, text_options);
     std::fwrite(text.data(), 1, text.size(), stdout);
   }
   std::fflush(stdout);
-  if (!flags.html.empty()) std::fprintf(stderr, "tbprof: wrote %s\n", flags.html.c_str());
+  if (!flags.view.html.empty()) std::fprintf(stderr, "tbprof: wrote %s\n", flags.view.html.c_str());
   if (json_options.gate.has_value()) {
     const SlowerGate& gate = *json_options.gate;
     std::fprintf(stderr, "tbprof: --fail-if-slower %s: %s%s\n", flags.fail_if_slower.c_str(),

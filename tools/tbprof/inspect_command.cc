@@ -8,10 +8,17 @@
 #include "src/base/progress.h"
 #include "tools/tbprof/commands.h"
 #include "tools/tbprof/flags.h"
-#include "tools/tbprof/inspect_diagnosis.h"
+#include "tools/tbprof/shared_flags.h"
+#include "converters/views/diagnosis/inspect_diagnosis.h"
 #include "tools/tbprof/trace_inputs.h"
 
 namespace tbprof::cli {
+
+using views::DiagnoseXSpace;
+using views::FormatCount;
+using views::FormatDiagnosisJson;
+using views::FormatDiagnosisText;
+using views::XSpaceDiagnosis;
 namespace {
 
 constexpr char kName[] = "inspect";
@@ -54,26 +61,18 @@ Examples:
 
 int RunInspect(const std::vector<std::string>& args) {
   bool json = false;
-  bool quiet = false;
-  int64_t max_events = 0;
-  uint64_t max_inflated_bytes = kAutoLimit;
-  int64_t max_memory_mb = -1;  // -1: the default.
+  LoadFlags load;
   FlagSet flag_set;
   flag_set.Bool("json", &json);
-  flag_set.Bool("quiet", &quiet);
-  std::string steps = "auto";
-  flag_set.String("steps", &steps);
-  flag_set.Int64("max-events", &max_events);
-  flag_set.ByteSize("max-inflated-bytes", &max_inflated_bytes);
-  flag_set.Int64("max-memory-mb", &max_memory_mb);
+  AddLoadFlags(&flag_set, &load);
   std::vector<std::string> inputs;
   if (absl::Status status = flag_set.Parse(args, &inputs); !status.ok()) {
     return ReportUsageError(kName, status.message());
   }
   if (inputs.empty()) return ReportUsageError(kName, "no input files given");
-  absl::StatusOr<converters::StepsMode> steps_mode = converters::ParseStepsMode(steps);
-  if (!steps_mode.ok()) {
-    return ReportUsageError(kName, absl::StrCat("--steps: ", steps_mode.status().message()));
+  LoadOptions base_load_options;
+  if (absl::Status status = ApplyLoadFlags(load, &base_load_options); !status.ok()) {
+    return ReportUsageError(kName, status.message());
   }
   absl::StatusOr<std::vector<std::string>> files = ExpandInputs(inputs);
   if (!files.ok()) return ReportFailure(files.status());
@@ -81,14 +80,9 @@ int RunInspect(const std::vector<std::string>& args) {
   for (size_t i = 0; i < files->size(); ++i) {
     const std::string& path = (*files)[i];
     ProgressReporter::Options progress_options;
-    progress_options.mode = quiet ? ProgressReporter::Mode::kQuiet : ProgressReporter::Mode::kAuto;
+    progress_options.mode = load.quiet ? ProgressReporter::Mode::kQuiet : ProgressReporter::Mode::kAuto;
     ProgressReporter progress(absl::StrCat("reading ", path), std::move(progress_options));
-    LoadOptions load_options;
-    load_options.max_events = max_events;
-    load_options.steps = *steps_mode;
-    load_options.max_inflated_bytes = max_inflated_bytes;
-    load_options.max_memory_bytes =
-        max_memory_mb < 0 ? kAutoLimit : static_cast<uint64_t>(max_memory_mb) << 20;
+    LoadOptions load_options = base_load_options;
     load_options.progress = [&progress](uint64_t done, uint64_t total) {
       progress.Update(done, total);
     };

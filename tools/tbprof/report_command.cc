@@ -1,17 +1,13 @@
 // tbprof report: the offline views of a trace, an XSpace or a logdir run, in
 // the terminal, as JSON, or as a self-contained HTML page.
-#include <sys/ioctl.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <vector>
 
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "converters/views/all_views.h"
+#include "converters/views/all/all_views.h"
 #include "converters/report/report_html.h"
 #include "converters/report/report_json.h"
 #include "converters/report/report_text.h"
@@ -19,6 +15,7 @@
 #include "src/base/phase_timings.h"
 #include "tools/tbprof/commands.h"
 #include "tools/tbprof/flags.h"
+#include "tools/tbprof/shared_flags.h"
 #include "tools/tbprof/trace_inputs.h"
 #include "tools/tbprof/view_inputs.h"
 
@@ -91,80 +88,27 @@ Examples:
 )";
 
 struct ReportFlags {
-  bool json = false;
-  std::string html;
-  std::string breakdown = "with-host";
-  bool keep_all_steps = false;
-  std::string steps = "auto";
-  int64_t top = 10;
-  int64_t width = 0;
-  bool ascii = false;
-  int64_t max_events = 0;
-  uint64_t max_inflated_bytes = kAutoLimit;
-  int64_t max_memory_mb = -1;  // -1: the default.
-  bool quiet = false;
+  ViewFlags view;
   bool timings = false;
 };
-
-int TerminalWidth() {
-  struct winsize ws;
-  if (::isatty(1) && ::ioctl(1, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 60) {
-    return std::min<int>(ws.ws_col, 160);
-  }
-  int columns = 0;
-  if (const char* env = std::getenv("COLUMNS"); env && absl::SimpleAtoi(env, &columns) &&
-                                                columns >= 60) {
-    return std::min(columns, 160);
-  }
-  return 80;
-}
 
 int RunReport(const std::vector<std::string>& args) {
   ReportFlags flags;
   FlagSet flag_set;
-  flag_set.Bool("json", &flags.json);
-  flag_set.String("html", &flags.html);
-  flag_set.String("breakdown", &flags.breakdown);
-  flag_set.Bool("keep-all-steps", &flags.keep_all_steps);
-  flag_set.Int64("top", &flags.top);
-  flag_set.Int64("width", &flags.width);
-  flag_set.Bool("ascii", &flags.ascii);
-  flag_set.Int64("max-events", &flags.max_events);
-  flag_set.ByteSize("max-inflated-bytes", &flags.max_inflated_bytes);
-  flag_set.Int64("max-memory-mb", &flags.max_memory_mb);
-  flag_set.Bool("quiet", &flags.quiet);
+  AddViewFlags(&flag_set, &flags.view);
   flag_set.Bool("timings", &flags.timings);
-  flag_set.String("steps", &flags.steps);
   std::vector<std::string> inputs;
   if (absl::Status status = flag_set.Parse(args, &inputs); !status.ok()) {
     return ReportUsageError(kName, status.message());
   }
   if (inputs.empty()) return ReportUsageError(kName, "no input given");
-  views::ViewOptions view_options;
-  if (absl::StatusOr<views::Breakdown> breakdown = views::ParseBreakdown(flags.breakdown);
-      breakdown.ok()) {
-    view_options.steps.breakdown = *breakdown;
-  } else {
-    return ReportUsageError(kName, absl::StrCat("--breakdown: ", breakdown.status().message()));
-  }
-  view_options.steps.drop_incomplete_steps = !flags.keep_all_steps;
-  absl::StatusOr<converters::StepsMode> parsed_steps = converters::ParseStepsMode(flags.steps);
-  if (!parsed_steps.ok()) {
-    return ReportUsageError(kName, absl::StrCat("--steps: ", parsed_steps.status().message()));
-  }
-  const converters::StepsMode steps_mode = *parsed_steps;
-  if (flags.width != 0 && flags.width < 60) {
-    return ReportUsageError(kName, "--width must be at least 60");
-  }
-
   ViewInputsOptions input_options;
-  input_options.views = view_options;
-  input_options.load.max_events = flags.max_events;
-  input_options.load.steps = steps_mode;
-  input_options.load.max_inflated_bytes = flags.max_inflated_bytes;
-  input_options.load.max_memory_bytes =
-      flags.max_memory_mb < 0 ? kAutoLimit : static_cast<uint64_t>(flags.max_memory_mb) << 20;
-  input_options.quiet = flags.quiet;
+  if (absl::Status status = ApplyViewFlags(flags.view, &input_options); !status.ok()) {
+    return ReportUsageError(kName, status.message());
+  }
+  if (absl::Status status = CheckWidthFlag(flags.view); !status.ok()) {
+    return ReportUsageError(kName, status.message());
+  }
   PhaseTimings phase_timings;
   PhaseTimings* timings = flags.timings ? &phase_timings : nullptr;
   input_options.timings = timings;
@@ -174,29 +118,29 @@ int RunReport(const std::vector<std::string>& args) {
   const views::ReportInput& report = *loaded;
   ScopedPhase render_phase(timings, "render");
 
-  if (!flags.html.empty()) {
+  if (!flags.view.html.empty()) {
     views::HtmlReportOptions html_options;
     html_options.generator = "tbprof";
     const std::string page = views::RenderHtmlReport(report, html_options);
     if (absl::Status status =
-            WriteFileAtomically(flags.html, page, AtomicOutputFile::Overwrite::kReplace);
+            WriteFileAtomically(flags.view.html, page, AtomicOutputFile::Overwrite::kReplace);
         !status.ok()) {
       return ReportFailure(status);
     }
   }
-  if (flags.json) {
+  if (flags.view.json) {
     absl::StatusOr<std::string> json = views::RenderJsonReport(report);
     if (!json.ok()) return ReportFailure(json.status());
     std::fwrite(json->data(), 1, json->size(), stdout);
   } else {
     views::TextReportOptions text_options;
-    text_options.width = flags.width > 0 ? static_cast<int>(flags.width) : TerminalWidth();
-    text_options.max_kernels = static_cast<int>(std::max<int64_t>(1, flags.top));
-    text_options.ascii = flags.ascii;
+    text_options.width = TextWidth(flags.view);
+    text_options.max_kernels = static_cast<int>(std::max<int64_t>(1, flags.view.top));
+    text_options.ascii = flags.view.ascii;
     const std::string text = views::RenderTextReport(report, text_options);
     std::fwrite(text.data(), 1, text.size(), stdout);
   }
-  if (!flags.html.empty()) std::fprintf(stderr, "tbprof: wrote %s\n", flags.html.c_str());
+  if (!flags.view.html.empty()) std::fprintf(stderr, "tbprof: wrote %s\n", flags.view.html.c_str());
   render_phase.Stop();
   total_phase.Stop();
   if (timings != nullptr) {

@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "converters/report/report_model.h"
-#include "converters/views/all_views.h"
+#include "converters/views/summary/report_model.h"
+#include "converters/views/all/all_views.h"
 #include "src/base/phase_timings.h"
 #include "tools/tbprof/trace_inputs.h"
 

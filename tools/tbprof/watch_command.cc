@@ -12,10 +12,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "tools/tbprof/commands.h"
-#include "tools/tbprof/convert_split_stage.h"
+#include "tools/convert/convert_split_stage.h"
 #include "tools/tbprof/flags.h"
-#include "tools/tbprof/watch_files.h"
-#include "tools/tbprof/watch_loop.h"
+#include "tools/tbprof/shared_flags.h"
+#include "tools/watch/watch_files.h"
+#include "tools/watch/watch_loop.h"
 
 namespace tbprof::cli {
 namespace {
@@ -99,12 +100,8 @@ struct WatchFlags {
   std::string poll = "1";
   std::string cycle_window = "20";
   std::string incomplete_timeout = "60";
-  std::string steps = "auto";
+  LoadFlags load;
   bool no_views = false;
-  int64_t max_events = 0;
-  uint64_t max_inflated_bytes = kAutoLimit;
-  int64_t max_memory_mb = -1;
-  bool quiet = false;
   int64_t tensorboard_budget_mb = kDefaultTensorBoardBudgetMb;
 };
 
@@ -117,12 +114,8 @@ int RunWatch(const std::vector<std::string>& args) {
   flag_set.String("poll", &flags.poll);
   flag_set.String("cycle-window", &flags.cycle_window);
   flag_set.String("incomplete-timeout", &flags.incomplete_timeout);
-  flag_set.String("steps", &flags.steps);
+  AddLoadFlags(&flag_set, &flags.load);
   flag_set.Bool("no-views", &flags.no_views);
-  flag_set.Int64("max-events", &flags.max_events);
-  flag_set.ByteSize("max-inflated-bytes", &flags.max_inflated_bytes);
-  flag_set.Int64("max-memory-mb", &flags.max_memory_mb);
-  flag_set.Bool("quiet", &flags.quiet);
   flag_set.Int64("tensorboard-budget-mb", &flags.tensorboard_budget_mb);
   std::vector<std::string> positional;
   if (absl::Status status = flag_set.Parse(args, &positional); !status.ok()) {
@@ -154,15 +147,9 @@ int RunWatch(const std::vector<std::string>& args) {
   const int64_t settle_ms = durations[0];
   const int64_t poll_ms = durations[1];
   ConvertIntoRunOptions convert;
-  absl::StatusOr<converters::StepsMode> steps = converters::ParseStepsMode(flags.steps);
-  if (!steps.ok()) {
-    return ReportUsageError(kName, absl::StrCat("--steps: ", steps.status().message()));
+  if (absl::Status status = ApplyLoadFlags(flags.load, &convert.load); !status.ok()) {
+    return ReportUsageError(kName, status.message());
   }
-  convert.load.steps = *steps;
-  convert.load.max_events = flags.max_events;
-  convert.load.max_inflated_bytes = flags.max_inflated_bytes;
-  convert.load.max_memory_bytes =
-      flags.max_memory_mb < 0 ? kAutoLimit : static_cast<uint64_t>(flags.max_memory_mb) << 20;
   convert.views = !flags.no_views;
   convert.tensorboard_budget_mb = flags.tensorboard_budget_mb;
 
@@ -181,13 +168,13 @@ int RunWatch(const std::vector<std::string>& args) {
   loop.dir = dir;
   loop.logdir = flags.logdir;
   loop.once = flags.once;
-  loop.quiet = flags.quiet;
+  loop.quiet = flags.load.quiet;
   loop.settle_ms = settle_ms;
   loop.poll_ms = poll_ms;
   loop.cycle_window_ms = durations[2];
   loop.incomplete_timeout_ms = durations[3];
   loop.convert = convert;
-  if (!flags.once && !flags.quiet) {
+  if (!flags.once && !flags.load.quiet) {
     std::fprintf(stderr, "tbprof: watching %s -> %s (Ctrl-C to stop)\n", dir.c_str(),
                  flags.logdir.c_str());
   }

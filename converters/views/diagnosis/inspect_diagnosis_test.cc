@@ -1,0 +1,248 @@
+#include "converters/views/diagnosis/inspect_diagnosis.h"
+
+#include <string>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "src/xplane/xspace_builder.h"
+#include "src/xplane/xspace_schema.h"
+
+namespace tbprof::views {
+namespace {
+
+using ::testing::Contains;
+using ::testing::HasSubstr;
+using ::testing::Pair;
+using xplane::StatType;
+
+constexpr char kKernelDetails[] =
+    "regs:32 static_shared:0 dynamic_shared:0 grid:1,1,1 block:128,1,1 occ_pct:50";
+
+// Builds small spaces: one host thread with optional step root and launch,
+// one GPU stream with one device event.
+struct SpaceSpec {
+  bool gpu = true;
+  bool step_root = true;
+  bool launch_inside_step = true;
+  int64_t launch_correlation = 7;
+  int64_t device_correlation = 7;
+  bool kernel_details = true;
+  std::string device_event_name = "volta_sgemm";
+  bool memory_events = false;
+  bool tf_op = false;
+};
+
+void Build(const SpaceSpec& spec, xplane::XSpaceData* space) {
+  xplane::XSpaceBuilder builder(space);
+  xplane::XPlaneBuilder* host = builder.GetOrCreatePlane(xplane::kHostThreadsPlaneName);
+  xplane::XLineBuilder* thread = host->GetOrCreateLine(/*line_id=*/100);
+  thread->SetName("python");
+  if (spec.step_root) {
+    xplane::XEventBuilder step = thread->AddEvent(host->GetOrCreateEventMetadata("ProfilerStep#1"),
+                                                  /*offset_ps=*/0, /*duration_ps=*/10'000'000);
+    step.AddInt64(host->GetOrCreateStatMetadata(StatType::kIsRoot), 1);
+    step.AddInt64(host->GetOrCreateStatMetadata(StatType::kStepNum), 1);
+  }
+  int64_t launch_offset_ps = spec.launch_inside_step ? 1'000'000 : 20'000'000;
+  xplane::XEventBuilder launch =
+      thread->AddEvent(host->GetOrCreateEventMetadata("cudaLaunchKernel"), launch_offset_ps,
+                       /*duration_ps=*/500'000);
+  launch.AddInt64(host->GetOrCreateStatMetadata(StatType::kCorrelationId),
+                  spec.launch_correlation);
+  if (spec.memory_events) {
+    xplane::XEventBuilder alloc = thread->AddEvent(
+        host->GetOrCreateEventMetadata(xplane::kMemoryAllocationEventName),
+        /*offset_ps=*/2'000'000, /*duration_ps=*/0);
+    alloc.AddInt64(host->GetOrCreateStatMetadata(StatType::kBytesAllocated), 1024);
+    thread->AddEvent(host->GetOrCreateEventMetadata(xplane::kMemoryDeallocationEventName),
+                     /*offset_ps=*/3'000'000, /*duration_ps=*/0);
+  }
+  if (spec.gpu) {
+    xplane::XPlaneBuilder* gpu = builder.GetOrCreatePlane(xplane::GpuPlaneName(0));
+    xplane::XLineBuilder* stream = gpu->GetOrCreateLine(/*line_id=*/7);
+    xplane::XEventBuilder kernel =
+        stream->AddEvent(gpu->GetOrCreateEventMetadata(spec.device_event_name),
+                         /*offset_ps=*/2'000'000, /*duration_ps=*/3'000'000);
+    kernel.AddInt64(gpu->GetOrCreateStatMetadata(StatType::kCorrelationId),
+                    spec.device_correlation);
+    if (spec.kernel_details) {
+      kernel.AddRef(gpu->GetOrCreateStatMetadata(StatType::kKernelDetails), kKernelDetails);
+    }
+    if (spec.tf_op) kernel.AddRef(gpu->GetOrCreateStatMetadata(StatType::kTfOp), "mm:aten::mm");
+  }
+  builder.Finalize({});
+}
+
+const ToolDiagnosis& Tool(const XSpaceDiagnosis& d, const std::string& name) {
+  for (const ToolDiagnosis& tool : d.tools) {
+    if (tool.tool == name) return tool;
+  }
+  static const ToolDiagnosis kMissing{"<missing>", false, "<missing>"};
+  ADD_FAILURE() << "no diagnosis for " << name;
+  return kMissing;
+}
+
+XSpaceDiagnosis Diagnose(const SpaceSpec& spec) {
+  xplane::XSpaceData space;
+  Build(spec, &space);
+  return DiagnoseXSpace(space);
+}
+
+TEST(InspectDiagnosisTest, CompleteGpuProfileHasEveryView) {
+  SpaceSpec spec;
+  spec.memory_events = true;
+  spec.tf_op = true;
+  XSpaceDiagnosis d = Diagnose(spec);
+  EXPECT_EQ(d.step_roots, 1);
+  EXPECT_EQ(d.step_roots_with_launches, 1);
+  EXPECT_EQ(d.steps_with_device_work, 1);
+  EXPECT_EQ(d.gpu_planes, 1);
+  EXPECT_EQ(d.device_events, 1);
+  EXPECT_EQ(d.device_events_linked, 1);
+  EXPECT_EQ(d.memory_allocations, 1);
+  EXPECT_EQ(d.memory_deallocations, 1);
+  for (const char* tool : {"trace_viewer", "overview_page", "input_pipeline_analyzer",
+                           "kernel_stats", "memory_profile", "framework_op_stats"}) {
+    EXPECT_TRUE(Tool(d, tool).has_data) << tool << ": " << Tool(d, tool).detail;
+  }
+}
+
+TEST(InspectDiagnosisTest, SummarizesPlanesLinesAndStats) {
+  XSpaceDiagnosis d = Diagnose(SpaceSpec());
+  ASSERT_GE(d.planes.size(), 2u);
+  const PlaneSummary& host = d.planes[0];
+  EXPECT_EQ(host.name, xplane::kHostThreadsPlaneName);
+  EXPECT_EQ(host.num_lines, 1);
+  EXPECT_EQ(host.num_events, 2);
+  EXPECT_EQ(host.num_event_stats, 3);
+  ASSERT_EQ(host.lines.size(), 1u);
+  EXPECT_EQ(host.lines[0].id, 100);
+  EXPECT_EQ(host.lines[0].name, "python");
+  EXPECT_THAT(host.stat_counts, Contains(Pair("correlation_id", 1)));
+  EXPECT_THAT(host.stat_counts, Contains(Pair("_r", 1)));
+  EXPECT_EQ(d.planes[1].name, "/device:GPU:0");
+  EXPECT_THAT(d.planes[1].stat_counts, Contains(Pair("kernel_details", 1)));
+}
+
+TEST(InspectDiagnosisTest, NoStepRootExplainsNoStepMarker) {
+  SpaceSpec spec;
+  spec.step_root = false;
+  XSpaceDiagnosis d = Diagnose(spec);
+  EXPECT_EQ(d.step_roots, 0);
+  EXPECT_FALSE(Tool(d, "overview_page").has_data);
+  EXPECT_THAT(Tool(d, "overview_page").detail, HasSubstr("No step marker observed"));
+  EXPECT_FALSE(Tool(d, "input_pipeline_analyzer").has_data);
+  EXPECT_TRUE(Tool(d, "kernel_stats").has_data);
+}
+
+TEST(InspectDiagnosisTest, CpuOnlyProfileHasNoKernelStats) {
+  SpaceSpec spec;
+  spec.gpu = false;
+  XSpaceDiagnosis d = Diagnose(spec);
+  EXPECT_EQ(d.gpu_planes, 0);
+  EXPECT_FALSE(Tool(d, "kernel_stats").has_data);
+  EXPECT_THAT(Tool(d, "kernel_stats").detail, HasSubstr("no /device:GPU:* plane"));
+  // CPU-only steps come from host roots alone.
+  EXPECT_TRUE(Tool(d, "overview_page").has_data);
+}
+
+TEST(InspectDiagnosisTest, DeviceEventsWithoutKernelDetails) {
+  SpaceSpec spec;
+  spec.kernel_details = false;
+  XSpaceDiagnosis d = Diagnose(spec);
+  EXPECT_FALSE(Tool(d, "kernel_stats").has_data);
+  EXPECT_THAT(Tool(d, "kernel_stats").detail, HasSubstr("kernel_details"));
+  EXPECT_TRUE(Tool(d, "overview_page").has_data);
+}
+
+TEST(InspectDiagnosisTest, LaunchOutsideStep) {
+  SpaceSpec spec;
+  spec.launch_inside_step = false;
+  XSpaceDiagnosis d = Diagnose(spec);
+  EXPECT_EQ(d.step_roots, 1);
+  EXPECT_EQ(d.step_roots_with_launches, 0);
+  EXPECT_FALSE(Tool(d, "overview_page").has_data);
+  EXPECT_THAT(Tool(d, "overview_page").detail, HasSubstr("no kernel launch"));
+}
+
+TEST(InspectDiagnosisTest, LaunchesAndKernelsNotLinked) {
+  SpaceSpec spec;
+  spec.device_correlation = 8;  // Launch says 7.
+  XSpaceDiagnosis d = Diagnose(spec);
+  EXPECT_EQ(d.device_events_linked, 0);
+  EXPECT_EQ(d.step_roots_with_launches, 1);
+  EXPECT_FALSE(Tool(d, "overview_page").has_data);
+  EXPECT_THAT(Tool(d, "overview_page").detail, HasSubstr("not linked by correlation_id"));
+  EXPECT_THAT(d.notes, Contains(HasSubstr("matches no host launch")));
+}
+
+TEST(InspectDiagnosisTest, MemcpyAloneIsNoComputeWork) {
+  SpaceSpec spec;
+  spec.device_event_name = "MemcpyHToD";
+  spec.kernel_details = false;
+  XSpaceDiagnosis d = Diagnose(spec);
+  EXPECT_EQ(d.device_events_linked, 1);
+  EXPECT_EQ(d.steps_with_device_work, 0);
+  EXPECT_THAT(Tool(d, "overview_page").detail, HasSubstr("no GPU compute event"));
+}
+
+TEST(InspectDiagnosisTest, MissingMemoryEventsAndOps) {
+  XSpaceDiagnosis d = Diagnose(SpaceSpec());
+  EXPECT_FALSE(Tool(d, "memory_profile").has_data);
+  EXPECT_THAT(Tool(d, "memory_profile").detail, HasSubstr("MemoryAllocation"));
+  EXPECT_FALSE(Tool(d, "framework_op_stats").has_data);
+  EXPECT_THAT(Tool(d, "framework_op_stats").detail, HasSubstr("tf_op"));
+}
+
+TEST(InspectDiagnosisTest, AlreadyGroupedFileUsesStepsLines) {
+  xplane::XSpaceData space;
+  xplane::XSpaceBuilder builder(&space);
+  xplane::XPlaneBuilder* host = builder.GetOrCreatePlane(xplane::kHostThreadsPlaneName);
+  host->GetOrCreateLine(/*line_id=*/1)->AddEvent(host->GetOrCreateEventMetadata("op"),
+                                                 /*offset_ps=*/0, /*duration_ps=*/10);
+  host->GetOrCreateStatMetadata(StatType::kGroupId);
+  xplane::XPlaneBuilder* gpu = builder.GetOrCreatePlane(xplane::GpuPlaneName(0));
+  xplane::XLineBuilder* steps = gpu->GetOrCreateLine(/*line_id=*/xplane::kThreadIdStepInfo);
+  steps->SetName(xplane::kStepLineName);
+  steps->AddEvent(gpu->GetOrCreateEventMetadata("1"), /*offset_ps=*/0, /*duration_ps=*/100);
+  steps->AddEvent(gpu->GetOrCreateEventMetadata("2"), /*offset_ps=*/100, /*duration_ps=*/100);
+  builder.Finalize({});
+  XSpaceDiagnosis d = DiagnoseXSpace(space);
+  EXPECT_TRUE(d.has_group_id);
+  EXPECT_EQ(d.device_step_line_events, 2);
+  EXPECT_EQ(d.device_events, 0);  // Steps is a derived line.
+  EXPECT_TRUE(Tool(d, "overview_page").has_data);
+  EXPECT_THAT(d.notes, Contains(HasSubstr("group_id")));
+}
+
+TEST(InspectDiagnosisTest, EmptySpaceHasNothing) {
+  xplane::XSpaceData space;
+  XSpaceDiagnosis d = DiagnoseXSpace(space);
+  EXPECT_TRUE(d.planes.empty());
+  EXPECT_FALSE(Tool(d, "trace_viewer").has_data);
+  EXPECT_THAT(d.notes, Contains(HasSubstr("no /host:CPU plane")));
+}
+
+TEST(InspectDiagnosisTest, TextAndJsonMentionEveryTool) {
+  XSpaceDiagnosis d = Diagnose(SpaceSpec());
+  std::string text = FormatDiagnosisText(d, "trace.json");
+  std::string json = FormatDiagnosisJson(d, "trace.json");
+  for (const ToolDiagnosis& tool : d.tools) {
+    EXPECT_THAT(text, HasSubstr(tool.tool));
+    EXPECT_THAT(json, HasSubstr("\"tool\":\"" + tool.tool + "\""));
+  }
+  EXPECT_THAT(text, HasSubstr("/device:GPU:0"));
+  EXPECT_THAT(json, HasSubstr("\"source\":\"trace.json\""));
+  EXPECT_EQ(json.front(), '{');
+}
+
+TEST(FormatCountTest, ThousandsSeparators) {
+  EXPECT_EQ(FormatCount(0), "0");
+  EXPECT_EQ(FormatCount(999), "999");
+  EXPECT_EQ(FormatCount(1000), "1,000");
+  EXPECT_EQ(FormatCount(1234567), "1,234,567");
+  EXPECT_EQ(FormatCount(-1234), "-1,234");
+}
+
+}  // namespace
+}  // namespace tbprof::views

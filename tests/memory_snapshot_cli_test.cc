@@ -80,6 +80,30 @@ TEST_F(MemorySnapshotCliTest, ReportShowsThePeakAndItsBlocks) {
   EXPECT_THAT(r.out, HasSubstr("26214400"));  // 25 MiB.
 }
 
+// What only the snapshot knows (segments, fragmentation, the stacks of the
+// blocks live at the peak) follows the views in every form of the report.
+TEST_F(MemorySnapshotCliTest, ReportHasTheSnapshotSection) {
+  ChildResult r = RunTbprof({"report", kFixtures + "small.p4.pickle"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("Memory snapshot, GPU 0: peak 25.0 MiB"));
+  EXPECT_THAT(r.out, HasSubstr("reserved but free"));
+  EXPECT_THAT(r.out, HasSubstr("c10/cuda/CUDACachingAllocator.cpp:1181:malloc"));
+  r = RunTbprof({"report", kFixtures + "small.p4.pickle", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("\"appendices\":[{\"host\":\"small.p4\",\"memory_snapshot\":{"));
+  EXPECT_THAT(r.out, HasSubstr("\"peak_allocated_bytes\":26214400"));
+  const std::string html = dir_ + "/report.html";
+  r = RunTbprof({"report", "--html", html, kFixtures + "small.p4.pickle"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string page = ReadAll(html);
+  EXPECT_THAT(page, HasSubstr("id=\"appendix-memory_snapshot-small.p4\""));
+  EXPECT_THAT(page, HasSubstr("CUDACachingAllocator.cpp:1181:malloc"));
+  // A trace's report has no appendix.
+  r = RunTbprof({"report", "--json", "testdata/samples/h100_bert_small_inference.json.gz"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, ::testing::Not(HasSubstr("appendices")));
+}
+
 TEST_F(MemorySnapshotCliTest, DiffLoadsBothSnapshots) {
   ChildResult r = RunTbprof({"diff", kFixtures + "small.p4.pickle", kFixtures + "small.p5.pickle"});
   // Both load; diff compares kernels, operators and steps, which a memory

@@ -332,6 +332,21 @@ std::string RenderHtmlReportData(const std::string& source,
   return ScriptSafeJson(j.Take());
 }
 
+namespace {
+
+// The appendices' fragments, each under a heading naming its host.
+std::string RenderAppendicesHtml(const ReportInput& input) {
+  std::string out;
+  for (const ReportAppendix& appendix : input.appendices) {
+    absl::StrAppend(&out, "<main class=\"appendix\" id=\"appendix-", HtmlEscape(appendix.key),
+                    "-", HtmlEscape(appendix.host), "\"><h2>", HtmlEscape(appendix.host), "</h2>",
+                    appendix.html, "</main>\n");
+  }
+  return out;
+}
+
+}  // namespace
+
 std::string RenderHtmlReport(const ReportInput& input, const HtmlReportOptions& options) {
   std::vector<HostReport> reports;
   reports.reserve(input.hosts.size());
@@ -342,7 +357,7 @@ std::string RenderHtmlReport(const ReportInput& input, const HtmlReportOptions& 
       "<title>tbprof report: ", HtmlEscape(input.source), "</title>\n<style>\n",
       kReportHtmlCss, "</style>\n</head>\n<body>\n<div id=\"app\"><noscript>",
       "This report draws its charts with JavaScript; please enable it.</noscript></div>\n",
-      RenderDistributedHtml(input),
+      RenderDistributedHtml(input), RenderAppendicesHtml(input),
       "<div id=\"render-status\" class=\"pending\">pending</div>\n",
       "<script type=\"application/json\" id=\"tbprof-data\">",
       RenderHtmlReportData(input.source, reports, options), "</script>\n<script>\n",

@@ -73,6 +73,23 @@ absl::StatusOr<std::string> RenderJsonReport(const ReportInput& input) {
     out.append("]}");
   }
   TBPROF_RETURN_IF_ERROR(AppendDistributedJsonMember(input, &out));
+  if (!input.appendices.empty()) {
+    // "appendices": [{"host": ..., "<key>": <json>}, ...], before the final '}'.
+    out.pop_back();
+    out.append(",\"appendices\":[");
+    for (size_t i = 0; i < input.appendices.size(); ++i) {
+      const ReportAppendix& appendix = input.appendices[i];
+      if (i > 0) out.push_back(',');
+      out.append("{\"host\":");
+      AppendJsonString(appendix.host, &out);
+      out.push_back(',');
+      AppendJsonString(appendix.key, &out);
+      out.push_back(':');
+      out.append(appendix.json);
+      out.push_back('}');
+    }
+    out.append("]}");
+  }
   out.push_back('\n');
   return out;
 }

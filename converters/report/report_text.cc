@@ -346,6 +346,9 @@ std::string RenderTextReport(const ReportInput& input, const TextReportOptions& 
   }
   if (reports.size() > 1) AppendComparison(reports, o, &out);
   absl::StrAppend(&out, RenderDistributedText(input, o));
+  for (const ReportAppendix& appendix : input.appendices) {
+    absl::StrAppend(&out, "\n", appendix.text);
+  }
   return out;
 }
 

@@ -66,7 +66,13 @@ RUNS_WITH_MEMORY = {KINETO_RUN}
 PLUGIN_PREFIX = '/data/plugin/profile'  # same prefix on both servers
 SERVER_START_TIMEOUT_S = 90
 HTTP_TIMEOUT_S = 120  # one request; the first data request converts the run
-PAGE_TIMEOUT_S = 60   # one wait for something on a page
+# One wait for something on a page: how long it may take once the servers
+# and the browser have gone quiet. While they still compute (their CPU time
+# grows, e.g. xprof combining the hosts of a run on a busy machine), the
+# wait goes on, up to PAGE_HARD_LIMIT_S: the tests wait on what the servers
+# and the page do, not on how fast this machine happens to be.
+PAGE_TIMEOUT_S = 60
+PAGE_HARD_LIMIT_S = 900
 
 # Page text that means a tool came up empty or broken.
 NO_STEP_MARKER = 'No step marker observed'
@@ -163,6 +169,34 @@ def _http_get(url, timeout=HTTP_TIMEOUT_S):
   if headers.get('Content-Encoding', '') == 'gzip' or body[:2] == b'\x1f\x8b':
     body = gzip.decompress(body)
   return status, body, headers.get('Content-Type', '')
+
+
+def _helpers_cpu_ticks():
+  """CPU time (clock ticks) used so far by this test's child processes.
+
+  These are the servers (TensorBoard, xprof and what they start) and the
+  browser (chromedriver, Chromium): while it grows, the page is still being
+  computed or drawn.
+  """
+  parents, stats = {}, {}
+  for entry in os.listdir('/proc'):
+    if not entry.isdigit():
+      continue
+    try:
+      with open(f'/proc/{entry}/stat', encoding='ascii', errors='replace') as stat:
+        fields = stat.read().rsplit(')', 1)[1].split()
+    except OSError:
+      continue
+    parents[int(entry)] = int(fields[1])
+    stats[int(entry)] = sum(int(f) for f in fields[11:13])  # utime stime
+  me, total = os.getpid(), 0
+  for pid, ticks in stats.items():
+    ancestor, hops = parents.get(pid), 0
+    while ancestor and ancestor != me and hops < 64:
+      ancestor, hops = parents.get(ancestor), hops + 1
+    if ancestor == me:
+      total += ticks
+  return total
 
 
 class Server:
@@ -411,9 +445,16 @@ def shots(tmp_path_factory):
 
 
 def _wait_for(driver, condition, what, timeout=PAGE_TIMEOUT_S):
-  """Polls condition() until truthy; fails with the page's text after timeout."""
+  """Polls condition() until truthy.
+
+  Fails with the page's text once timeout seconds have passed with the
+  servers and the browser idle (no CPU time used by them), or after
+  PAGE_HARD_LIMIT_S.
+  """
   from selenium.common.exceptions import WebDriverException  # pylint: disable=import-outside-toplevel
-  deadline = time.monotonic() + timeout
+  start = time.monotonic()
+  deadline = start + timeout
+  ticks = _helpers_cpu_ticks()
   while True:
     try:
       result = condition()
@@ -421,6 +462,10 @@ def _wait_for(driver, condition, what, timeout=PAGE_TIMEOUT_S):
         return result
     except WebDriverException:
       pass  # stale element, frame not ready yet: poll again
+    now_ticks = _helpers_cpu_ticks()
+    if now_ticks != ticks:  # a server is still working on the answer
+      ticks = now_ticks
+      deadline = max(deadline, min(time.monotonic() + timeout, start + PAGE_HARD_LIMIT_S))
     if time.monotonic() > deadline:
       break
     time.sleep(0.5)
@@ -428,7 +473,8 @@ def _wait_for(driver, condition, what, timeout=PAGE_TIMEOUT_S):
     text = driver.execute_script('return document.body ? document.body.innerText : ""')
   except WebDriverException as error:
     text = f'(no page text: {error.__class__.__name__})'
-  pytest.fail(f'timed out after {timeout} s waiting for {what}; page '
+  pytest.fail(f'timed out after {time.monotonic() - start:.0f} s ({timeout} s with the servers '
+              f'and browser idle) waiting for {what}; page '
               f'{driver.current_url} says:\n{text[:2000]}', pytrace=False)
 
 

@@ -47,6 +47,16 @@ Inputs (recognized by name and content):
   *.xplane.pb
             XSpace from TensorFlow, JAX, XLA or tbprof, copied without loss
   *.tbcap   raw capture of the tbprof CUPTI collector (docs/collector.md)
+  *.sqlite *.nsys-rep
+            Nsight Systems export (`nsys export --type sqlite`; a .nsys-rep
+            is exported through nsys when it is on PATH), one host per
+            process (docs/nsys.md)
+  *.json[.gz] (rocprofv3)
+            rocprofv3 JSON from ROCm's profiler, recognised by content
+            (docs/rocprof.md)
+  *.pickle *.pkl
+            PyTorch CUDA memory snapshot (torch.cuda.memory._dump_snapshot),
+            read as plain data, never executed (docs/memory_snapshot.md)
   DIR       every trace file directly in DIR, e.g. one file per rank
 All inputs of one call go into one run, one host per input file.
 

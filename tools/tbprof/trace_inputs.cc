@@ -91,7 +91,7 @@ absl::Status ListTraceFiles(const std::string& dir, std::vector<std::string>* ou
   if (names.empty()) {
     return absl::InvalidArgumentError(absl::StrCat(
         dir, ": no trace files in this directory (looked for *.json, *.json.gz, *.xplane.pb, "
-             "*.tbcap, *.sqlite, *.nsys-rep; "
+             "*.tbcap, *.pickle, *.pkl, *.sqlite, *.nsys-rep; "
              "subdirectories are not searched)"));
   }
   std::sort(names.begin(), names.end(), NaturalLess);

@@ -11,6 +11,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "converters/memory_snapshot/memory_snapshot_report.h"
 #include "src/base/progress.h"
 #include "src/base/status_macros.h"
 #include "src/logdir/profile_logdir.h"
@@ -138,6 +139,13 @@ absl::StatusOr<views::ReportInput> LoadViewInputs(const std::vector<std::string>
     const std::string host = source.host.empty()
                                  ? namer.Pick(loaded->host_hint, loaded->rank, source.path)
                                  : namer.Pick(source.host, -1, source.path);
+    if (loaded->memory_snapshot_summary.has_value()) {
+      const converters::MemorySnapshotSummary& summary = *loaded->memory_snapshot_summary;
+      report.appendices.push_back({host, "memory_snapshot",
+                                   converters::FormatMemorySnapshotText(summary),
+                                   converters::MemorySnapshotToJson(summary),
+                                   converters::MemorySnapshotToHtml(summary)});
+    }
     report.hosts.push_back({host, *std::move(computed)});
   }
   return report;

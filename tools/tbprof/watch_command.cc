@@ -36,8 +36,9 @@ Runs and hosts: torch writes <worker>.<timestamp>.pt.trace.json[.gz], one
 file per worker (rank) and profiling cycle. The files of one cycle (their
 timestamps within --cycle-window of each other, one per worker) become one
 run, named after the cycle's time (YYYY_MM_DD_HH_MM_SS), with one host per
-worker. Other trace files (*.json[.gz], *.xplane.pb, *.tbcap) each become a
-run named after the file.
+worker. Other trace files (*.json[.gz], *.xplane.pb, *.tbcap, memory
+snapshots *.pickle / *.pkl, Nsight Systems *.sqlite / *.nsys-rep) each become
+a run named after the file.
 
 When a file is read: DIR is listed every --poll seconds; a file is read once
 its size and modification time have not changed for --settle seconds. A file

@@ -17,8 +17,9 @@
 namespace tbprof::cli {
 namespace {
 
-constexpr absl::string_view kWatchedSuffixes[] = {".json", ".json.gz", ".xplane.pb",
-                                                  ".xplane.pb.gz", ".tbcap"};
+constexpr absl::string_view kWatchedSuffixes[] = {
+    ".json", ".json.gz", ".xplane.pb", ".xplane.pb.gz", ".tbcap",
+    ".pickle", ".pkl", ".sqlite", ".nsys-rep"};
 constexpr absl::string_view kXPlaneSuffix = ".xplane.pb";
 
 }  // namespace

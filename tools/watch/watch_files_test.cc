@@ -21,6 +21,10 @@ TEST(WatchFilesTest, CandidateNames) {
   EXPECT_TRUE(IsWatchedFileName("host_12.1694128201545.pt.trace.json.gz"));
   EXPECT_TRUE(IsWatchedFileName("model.xplane.pb"));
   EXPECT_TRUE(IsWatchedFileName("h.123.tbcap"));
+  EXPECT_TRUE(IsWatchedFileName("snapshot.pickle"));
+  EXPECT_TRUE(IsWatchedFileName("snapshot.pkl"));
+  EXPECT_TRUE(IsWatchedFileName("report1.sqlite"));
+  EXPECT_TRUE(IsWatchedFileName("report1.nsys-rep"));
   EXPECT_TRUE(IsWatchedFileName("TRACE.JSON"));
   EXPECT_FALSE(IsWatchedFileName(".w0.1.pt.trace.json"));  // Hidden.
   EXPECT_FALSE(IsWatchedFileName("w0.1.pt.trace.json.tmp"));

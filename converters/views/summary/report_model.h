@@ -18,11 +18,25 @@
 
 namespace tbprof::views {
 
+// A section about one host that its input's converter computed beside the
+// XSpace, shown after the views: what only that input format records (e.g. a
+// PyTorch memory snapshot's segments and the stacks of the blocks live at
+// its peak). Each form is complete and already escaped for its medium.
+struct ReportAppendix {
+  std::string host;
+  std::string key;   // Stable id, the JSON member name, e.g. "memory_snapshot".
+  std::string text;  // Terminal text, ending with a newline.
+  std::string json;  // One JSON value.
+  std::string html;  // A self-contained HTML fragment.
+};
+
 // A report over one or more hosts of one run.
 struct ReportInput {
   // What the report was made from (a file or run directory), for titles.
   std::string source;
   std::vector<HostViews> hosts;
+  // In host order; empty for traces and XSpace files.
+  std::vector<ReportAppendix> appendices;
 };
 
 // One step-time category, averaged over steps.

@@ -99,6 +99,13 @@ class NsysConverter {
   absl::Status ReadMemsets();
   absl::Status ReadSyncs();
   absl::Status ReadGraphTrace();
+  // Rows of an annotation table (start, end, deviceId, streamId,
+  // correlationId, globalPid and `extra`) on the device's `line_kind` line:
+  // annotate(plane, line, offset_ps, duration_ps, extra, correlation) adds
+  // the event. A table without start/end/deviceId is skipped with a note.
+  template <typename Fn>
+  absl::Status ReadAnnotationTable(absl::string_view table, absl::string_view extra,
+                                   int line_kind, Fn&& annotate);
   void AddWarnings();
 
   NsysDb* db_;

@@ -300,8 +300,9 @@ absl::Status NsysConverter::ReadMemsets() {
   });
 }
 
-absl::Status NsysConverter::ReadSyncs() {
-  const absl::string_view t = "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION";
+template <typename Fn>
+absl::Status NsysConverter::ReadAnnotationTable(absl::string_view t, absl::string_view extra,
+                                                int line_kind, Fn&& annotate) {
   if (!db_->HasTable(t)) return absl::OkStatus();
   if (!db_->HasColumn(t, "start") || !db_->HasColumn(t, "end") ||
       !db_->HasColumn(t, "deviceId")) {
@@ -310,47 +311,47 @@ absl::Status NsysConverter::ReadSyncs() {
   }
   const std::vector<std::string> columns = {
       "start", "end", "deviceId", Col(t, "streamId", ""), Col(t, "correlationId", ""),
-      Col(t, "globalPid", ""), Col(t, "syncType", "")};
+      Col(t, "globalPid", ""), Col(t, extra, "")};
   return ForEachRow(t, columns, [&](const NsysQuery& q) {
     const int64_t pid = PidOfGlobalId(q.Int(5));
     if (options_.pid >= 0 && !q.IsNull(5) && !KeepPid(pid)) return;
     int64_t offset, duration;
     if (!Span(q, 0, 1, &offset, &duration)) return;
     GpuPlane& gp = Gpu(q.Int(2));
-    xplane::XLineBuilder* line = GpuLine(gp, q.Int(3), kSyncLine);
-    xplane::XEventBuilder ev = line->AddEvent(
-        gp.annotations->GetOrCreateEventMetadata(SyncTypeName(q.Int(6))), offset, duration);
-    if (!q.IsNull(4)) ev.AddInt64(gp.a_correlation, q.Int(4));
-    ++summary_.syncs;
+    xplane::XLineBuilder* line = GpuLine(gp, q.Int(3), line_kind);
+    const std::optional<int64_t> value =
+        q.IsNull(6) ? std::nullopt : std::optional<int64_t>(q.Int(6));
+    annotate(gp, line, offset, duration, value, q.IsNull(4) ? std::nullopt
+                                                            : std::optional<int64_t>(q.Int(4)));
   });
 }
 
+absl::Status NsysConverter::ReadSyncs() {
+  return ReadAnnotationTable(
+      "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", "syncType", kSyncLine,
+      [&](GpuPlane& gp, xplane::XLineBuilder* line, int64_t offset, int64_t duration,
+          std::optional<int64_t> sync_type, std::optional<int64_t> correlation) {
+        xplane::XEventBuilder ev = line->AddEvent(
+            gp.annotations->GetOrCreateEventMetadata(SyncTypeName(sync_type.value_or(0))),
+            offset, duration);
+        if (correlation) ev.AddInt64(gp.a_correlation, *correlation);
+        ++summary_.syncs;
+      });
+}
+
 absl::Status NsysConverter::ReadGraphTrace() {
-  const absl::string_view t = "CUPTI_ACTIVITY_KIND_GRAPH_TRACE";
-  if (!db_->HasTable(t)) return absl::OkStatus();
-  if (!db_->HasColumn(t, "start") || !db_->HasColumn(t, "end") ||
-      !db_->HasColumn(t, "deviceId")) {
-    skipped_tables_.push_back(absl::StrCat(t, " (no start/end/deviceId)"));
-    return absl::OkStatus();
-  }
-  const std::vector<std::string> columns = {
-      "start", "end", "deviceId", Col(t, "streamId", ""), Col(t, "correlationId", ""),
-      Col(t, "globalPid", ""), Col(t, "graphId", "")};
-  return ForEachRow(t, columns, [&](const NsysQuery& q) {
-    const int64_t pid = PidOfGlobalId(q.Int(5));
-    if (options_.pid >= 0 && !q.IsNull(5) && !KeepPid(pid)) return;
-    int64_t offset, duration;
-    if (!Span(q, 0, 1, &offset, &duration)) return;
-    GpuPlane& gp = Gpu(q.Int(2));
-    xplane::XLineBuilder* line = GpuLine(gp, q.Int(3), kGraphLine);
-    xplane::XEventBuilder ev = line->AddEvent(
-        gp.annotations->GetOrCreateEventMetadata(
-            q.IsNull(6) ? std::string("CUDA graph") : absl::StrCat("CUDA graph ", q.Int(6))),
-        offset, duration);
-    if (!q.IsNull(4)) ev.AddInt64(gp.a_correlation, q.Int(4));
-    if (!q.IsNull(6)) ev.AddInt64(gp.a_graph_id, q.Int(6));
-    ++summary_.graph_launches;
-  });
+  return ReadAnnotationTable(
+      "CUPTI_ACTIVITY_KIND_GRAPH_TRACE", "graphId", kGraphLine,
+      [&](GpuPlane& gp, xplane::XLineBuilder* line, int64_t offset, int64_t duration,
+          std::optional<int64_t> graph_id, std::optional<int64_t> correlation) {
+        xplane::XEventBuilder ev = line->AddEvent(
+            gp.annotations->GetOrCreateEventMetadata(
+                graph_id ? absl::StrCat("CUDA graph ", *graph_id) : std::string("CUDA graph")),
+            offset, duration);
+        if (correlation) ev.AddInt64(gp.a_correlation, *correlation);
+        if (graph_id) ev.AddInt64(gp.a_graph_id, *graph_id);
+        ++summary_.graph_launches;
+      });
 }
 
 }  // namespace tbprof::converters::nsys

@@ -153,10 +153,6 @@ static_assert(offsetof(RawTraceEvent, args) == 9 * sizeof(Token) &&
 
 namespace {
 
-Token* TokenAt(RawTraceEvent* e, int index) {
-  return reinterpret_cast<Token*>(reinterpret_cast<char*>(e) + index * sizeof(Token));
-}
-
 // Records that `slot` (a token of *e) is about to be written.
 inline void MarkSet(RawTraceEvent* e, const Token* slot) {
   const size_t index = static_cast<size_t>(reinterpret_cast<const char*>(slot) -
@@ -171,7 +167,7 @@ void RawTraceEvent::Reset() {
   // Only the tokens the last parse wrote (a few of the 32) are cleared:
   // clearing all of them wrote 768 bytes per event, more than most events
   // are long.
-  for (uint32_t m = set_tokens; m != 0; m &= m - 1) *TokenAt(this, __builtin_ctz(m)) = Token();
+  for (uint32_t m = set_tokens; m != 0; m &= m - 1) *TokenAt(__builtin_ctz(m)) = Token();
   set_tokens = 0;
   has_args = false;
   byte_offset = 0;

@@ -64,6 +64,14 @@ struct RawTraceEvent {
   // Marks every field absent (cheaper than assigning a fresh struct: only
   // the tokens in set_tokens are cleared).
   void Reset();
+  // Token `index` (0 = ph ... 8 = scope, 9.. = args), 0 <= index < kNumTokens.
+  Token* TokenAt(int index) {
+    return reinterpret_cast<Token*>(reinterpret_cast<char*>(this) + index * sizeof(Token));
+  }
+  const Token* TokenAt(int index) const {
+    return reinterpret_cast<const Token*>(reinterpret_cast<const char*>(this) +
+                                          index * sizeof(Token));
+  }
 };
 
 // Parses the object at the cursor (which must be at '{'); `depth` is the

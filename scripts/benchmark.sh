@@ -549,7 +549,8 @@ for table, trace in groups:
                "cpu_x": base["cpu_s"] / max(d["cpu_s"], 0.005),
                "floor_json": d["wall_s"] / floors["json"]["wall_s"] if "json" in floors else None,
                "floor_gz": dg["wall_s"] / floors["json.gz"]["wall_s"] if dg and "json.gz" in floors else None,
-               "rss": conv_rss / json_bytes, "xplane_mb": xplane_bytes / 1e6}
+               "rss": max(r["peak_rss_bytes"] for (n, _), r in by.items() if n.startswith(default)) / json_bytes,
+               "xplane_mb": xplane_bytes / 1e6}
         for n in READERS:
             r = by.get((n, "xplane.pb"))
             if r and r["status"] == "ok" and xplane_bytes:
@@ -561,7 +562,7 @@ if summary:
     def fmt(x):
         return "-" if x is None else "%.2fx" % x
     out += ["#### Per trace (scaled, default convert with all views)", "",
-            "| trace | JSON MB | wall vs json.load | CPU vs json.load's CPU | wall / floor (json) | wall / floor (json.gz) | peak RSS / JSON | xplane.pb MB | inspect MB/s (RSS / file) | report MB/s (RSS / file) |",
+            "| trace | JSON MB | wall vs json.load | CPU vs json.load's CPU | wall / floor (json) | wall / floor (json.gz) | peak RSS / JSON (json, json.gz) | xplane.pb MB | inspect MB/s (RSS / file) | report MB/s (RSS / file) |",
             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in summary:
         reads = ["%.0f (%.2fx)" % r[n] if n in r else "-" for n in READERS]
@@ -578,7 +579,7 @@ if summary:
             bars.append(("default convert (%s) within 1.5x of the floor" % label,
                          "%.2fx (%s)" % (w[key], w["trace"]), w[key] <= 1.5))
     w = max(summary, key=lambda r: r["rss"])
-    bars.append(("peak RSS <= 0.35x the JSON", "%.2fx (%s)" % (w["rss"], w["trace"]), w["rss"] <= 0.35))
+    bars.append(("default convert peak RSS <= 0.35x the JSON", "%.2fx (%s)" % (w["rss"], w["trace"]), w["rss"] <= 0.35))
     for n in READERS:
         have = [r for r in summary if n in r]
         if have:

@@ -562,7 +562,7 @@ if summary:
     def fmt(x):
         return "-" if x is None else "%.2fx" % x
     out += ["#### Per trace (scaled, default convert with all views)", "",
-            "| trace | JSON MB | wall vs json.load | CPU vs json.load's CPU | wall / floor (json) | wall / floor (json.gz) | peak RSS / JSON (json, json.gz) | xplane.pb MB | inspect MB/s (RSS / file) | report MB/s (RSS / file) |",
+            "| trace | JSON MB | wall vs json.load | CPU vs json.load's CPU | wall / floor (json) | wall / floor (json.gz) | peak RSS / JSON (largest default-convert row) | xplane.pb MB | inspect MB/s (RSS / file) | report MB/s (RSS / file) |",
             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in summary:
         reads = ["%.0f (%.2fx)" % r[n] if n in r else "-" for n in READERS]

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Conversion benchmark: tbprof convert vs the floor, json.load and the peers.
 #
-# Builds tbprof, tbprof_scale_trace and tbprof_floor (Release), scales a real
-# Kineto trace to >= TARGET MB of JSON, then in one run measures wall time,
+# Builds tbprof, tbprof_scale_trace and tbprof_floor (Release), scales every
+# real Kineto trace in ../shared/testdata/kineto (one rank of dlrm_8ranks;
+# --input picks others) to >= TARGET MB of JSON (cached in the work
+# directory), then in one run measures for each trace wall time,
 # CPU time (user + sys) and peak RSS of
 #   python3 json.load(F)                      (the Python baseline)
 #   tbprof_floor F, F.gz                      (the floor: ISA-L inflate +
@@ -13,9 +15,12 @@
 #   tbprof convert F  (with views)            (when the CLI has --no-views)
 #   HTA and torch-tb-profiler on F.gz         (tools/bench/peers.py, in the
 #                                              bench venv; --no-peers skips)
-# on the scaled trace and again on the original (unscaled) input, and prints
-# tables with every figure also as a ratio to the floor and to json.load,
-# plus the quality bars. Results also go to docs/benchmarks.md.
+#   tbprof inspect / report on the xplane.pb  (reading it back)
+# on each scaled trace and again on the first trace's original (unscaled)
+# input, and prints tables with every figure also as a ratio to the floor and
+# to json.load, a per-trace summary, and the quality bars, the issue-23 bars
+# taken on the worst trace. The peers run on the first trace only (minutes
+# each). Results also go to docs/benchmarks.md.
 #
 # With --big: only the big-trace benchmark (part 5 of issue 11, not run in
 # CI): the trace scaled to --big-gb GB of JSON (default 10), written once,
@@ -37,7 +42,8 @@ set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BUILD_DIR="$ROOT/build-release"
-INPUT="$ROOT/../shared/testdata/kineto/resnet50_v100_dataloader_workers0.pt.trace.json.gz"
+KINETO_DIR="$ROOT/../shared/testdata/kineto"
+INPUTS=()
 TARGET_MB=300
 WORK_DIR="${TMPDIR:-/tmp}/tbprof-bench"
 RUNS=1
@@ -64,7 +70,9 @@ usage() {
 usage: scripts/benchmark.sh [options] [BUILD_DIR]
   --build-dir DIR   build directory (default: build-release; configured as Release)
   --no-build        use the binaries already in the build directory
-  --input FILE      trace to scale (default: the ResNet-50 Kineto sample)
+  --input FILE      trace to scale (repeatable; default: every trace in
+                    ../shared/testdata/kineto, the ResNet-50 sample first, and
+                    one rank of dlrm_8ranks)
   --target-mb N     size of the scaled JSON in MB (default: 300)
   --work-dir DIR    where the scaled trace and logdirs go (default: /tmp/tbprof-bench)
   --runs N          repeat each measurement N times, report the fastest (default: 1)
@@ -93,7 +101,7 @@ while [[ $# -gt 0 ]]; do
   case "$1" in
     --build-dir) BUILD_DIR="$2"; shift 2 ;;
     --no-build) BUILD=0; shift ;;
-    --input) INPUT="$2"; shift 2 ;;
+    --input) INPUTS+=("$2"); shift 2 ;;
     --target-mb) TARGET_MB="$2"; shift 2 ;;
     --work-dir) WORK_DIR="$2"; shift 2 ;;
     --runs) RUNS="$2"; shift 2 ;;
@@ -117,7 +125,24 @@ while [[ $# -gt 0 ]]; do
   esac
 done
 [[ "$BUILD_DIR" = /* ]] || BUILD_DIR="$PWD/$BUILD_DIR"
-[[ -f "$INPUT" ]] || { echo "benchmark.sh: input $INPUT not found" >&2; exit 2; }
+if [[ ${#INPUTS[@]} -eq 0 ]]; then
+  # The benchmark's own trace first (the peers and the original-size table use
+  # the first input), then the other real traces, one rank of each directory.
+  first="$KINETO_DIR/resnet50_v100_dataloader_workers0.pt.trace.json.gz"
+  [[ -f "$first" ]] && INPUTS+=("$first")
+  while IFS= read -r f; do
+    [[ "$f" == "$first" ]] || INPUTS+=("$f")
+  done < <(find "$KINETO_DIR" -maxdepth 1 -type f \( -name '*.json' -o -name '*.json.gz' \) 2>/dev/null | sort)
+  while IFS= read -r d; do
+    f="$(find "$d" -maxdepth 1 -type f \( -name '*.json' -o -name '*.json.gz' \) | sort | head -n 1)"
+    [[ -n "$f" ]] && INPUTS+=("$f")
+  done < <(find "$KINETO_DIR" -mindepth 1 -maxdepth 1 -type d 2>/dev/null | sort)
+fi
+[[ ${#INPUTS[@]} -gt 0 ]] || { echo "benchmark.sh: no input traces (none in $KINETO_DIR)" >&2; exit 2; }
+for f in "${INPUTS[@]}"; do
+  [[ -f "$f" ]] || { echo "benchmark.sh: input $f not found" >&2; exit 2; }
+done
+INPUT="${INPUTS[0]}"
 [[ -x /usr/bin/time ]] || { echo "benchmark.sh: needs GNU time at /usr/bin/time" >&2; exit 2; }
 command -v python3 >/dev/null || { echo "benchmark.sh: needs python3" >&2; exit 2; }
 
@@ -258,18 +283,17 @@ fi
 
 # ---------------------------------------------------------------- inputs
 mkdir -p "$WORK_DIR"
-base="$(basename "$INPUT")"; base="${base%%.*}"
-JSON="$WORK_DIR/${base}_${TARGET_MB}mb.json"
-JSON_GZ="$JSON.gz"
-make_scaled() {  # output
-  if [[ ! -s "$1" || "$1" -ot "$INPUT" || "$1" -ot "$SCALER" ]]; then
-    log "scaling $(basename "$INPUT") to >= $TARGET_MB MB -> $1"
-    "$SCALER" --target-mb "$TARGET_MB" --force "$INPUT" "$1"
+make_scaled() {  # input output
+  if [[ ! -s "$2" || "$2" -ot "$1" || "$2" -ot "$SCALER" ]]; then
+    log "scaling $(basename "$1") to >= $TARGET_MB MB -> $2"
+    "$SCALER" --target-mb "$TARGET_MB" --force "$1" "$2" >&2
   fi
 }
-make_scaled "$JSON"
-make_scaled "$JSON_GZ"
-# The original input, plain and gzip, for the second table.
+trace_base() {  # input -> name without suffixes
+  local b; b="$(basename "$1")"; echo "${b%%.*}"
+}
+# The original of the first input, plain and gzip, for the original-size table.
+base="$(trace_base "$INPUT")"
 if [[ "$(head -c 2 "$INPUT" | od -An -tx1 | tr -d ' \n')" == 1f8b ]]; then
   ORIG_GZ="$INPUT"; ORIG_JSON="$WORK_DIR/${base}_original.json"
   if [[ $ORIGINAL -eq 1 && ( ! -s "$ORIG_JSON" || "$ORIG_JSON" -ot "$INPUT" ) ]]; then
@@ -281,7 +305,13 @@ else
     gzip -6 -c "$INPUT" >"$ORIG_GZ.tmp" && mv "$ORIG_GZ.tmp" "$ORIG_GZ"
   fi
 fi
-cat "$JSON" "$JSON_GZ" >/dev/null  # Same warm page cache for every contender.
+# Every input scaled, plain and gzip (cached: made again only when the input
+# or the scaler is newer).
+for f in "${INPUTS[@]}"; do
+  json="$WORK_DIR/$(trace_base "$f")_${TARGET_MB}mb.json"
+  make_scaled "$f" "$json"
+  make_scaled "$f" "$json.gz"
+done
 
 # ---------------------------------------------------------------- measure
 HELP="$("$TBPROF" convert --help 2>&1 || true)"
@@ -296,9 +326,10 @@ grep -q -- '--threads' <<<"$HELP" && HAS_THREADS=1
 ROWS="$WORK_DIR/rows.jsonl"  # One JSON object per measured row.
 : >"$ROWS"
 TABLE=""                     # Which table the rows go to: scaled or original.
-add_row() {  # JSON object text (without table), appended with "table"
-  python3 -c 'import json, sys; r = json.loads(sys.argv[1]); r["table"] = sys.argv[2]; print(json.dumps(r))' \
-    "$1" "$TABLE" >>"$ROWS"
+TRACE=""                     # The input trace the rows are of (its base name).
+add_row() {  # JSON object text (without table), appended with "table" and "trace"
+  python3 -c 'import json, sys; r = json.loads(sys.argv[1]); r["table"] = sys.argv[2]; r["trace"] = sys.argv[3]; print(json.dumps(r))' \
+    "$1" "$TABLE" "$TRACE" >>"$ROWS"
 }
 
 measure() {  # name input_label command...
@@ -353,12 +384,12 @@ print(json.dumps(r))' "$line")"
              --timeout "$PEER_TIMEOUT" --runs "$PEER_RUNS" "$1")
 }
 
-bench_trace() {  # table json json_gz
+bench_trace() {  # table json json_gz with_peers
   TABLE="$1"
-  local json="$2" gz="$3" logdir="$WORK_DIR/logdir"
+  local json="$2" gz="$3" with_peers="$4" logdir="$WORK_DIR/logdir"
   rm -rf "$logdir"
   cat "$json" "$gz" >/dev/null
-  log "[$TABLE] measuring ($RUNS run(s) each; JSON is $(awk -v b="$(stat -c %s "$json")" 'BEGIN { printf "%.1f", b / 1e6 }') MB)"
+  log "[$TABLE $TRACE] measuring ($RUNS run(s) each; JSON is $(awk -v b="$(stat -c %s "$json")" 'BEGIN { printf "%.1f", b / 1e6 }') MB)"
   measure "python3 json.load" "json" python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$json"
   measure_floor "json" "$json"
   measure_floor "json.gz" "$gz"
@@ -376,15 +407,31 @@ bench_trace() {  # table json json_gz
     measure "tbprof convert" "json" "$TBPROF" convert "$json" --logdir "$logdir" "${CONVERT_FLAGS[@]}"
     measure "tbprof convert" "json.gz" "$TBPROF" convert "$gz" --logdir "$logdir" "${CONVERT_FLAGS[@]}"
   fi
-  local xplane
-  xplane=$(find "$logdir" -name '*.xplane.pb' -printf '%s\n' 2>/dev/null | sort -n | tail -n 1)
+  local xplane xplane_file
+  xplane_file=$(find "$logdir" -name '*.xplane.pb' 2>/dev/null | head -n 1)
+  xplane=$([[ -n "$xplane_file" ]] && stat -c %s "$xplane_file" || echo 0)
   add_row "{\"name\": \"_files\", \"json_bytes\": $(stat -c %s "$json"), \"gz_bytes\": $(stat -c %s "$gz"), \"xplane_bytes\": ${xplane:-0}, \"file\": \"$(basename "$json")\"}"
-  measure_peers "$gz"
+  # Reading that xplane.pb back: inspect (read + diagnose) and report (read +
+  # every view), issue 23 part 3.
+  if [[ -n "$xplane_file" ]]; then
+    cat "$xplane_file" >/dev/null
+    measure "tbprof inspect" "xplane.pb" "$TBPROF" inspect "$xplane_file"
+    measure "tbprof report" "xplane.pb" "$TBPROF" report "$xplane_file" --json --quiet
+  fi
+  [[ $with_peers -eq 1 ]] && measure_peers "$gz"
+  return 0
 }
 
 LOAD_BEFORE="$(cut -d' ' -f1-3 /proc/loadavg)"
-bench_trace scaled "$JSON" "$JSON_GZ"
-[[ $ORIGINAL -eq 1 ]] && bench_trace original "$ORIG_JSON" "$ORIG_GZ"
+first=1
+for f in "${INPUTS[@]}"; do
+  TRACE="$(trace_base "$f")"
+  json="$WORK_DIR/${TRACE}_${TARGET_MB}mb.json"
+  bench_trace scaled "$json" "$json.gz" "$first"
+  first=0
+done
+TRACE="$(trace_base "$INPUT")"
+[[ $ORIGINAL -eq 1 ]] && bench_trace original "$ORIG_JSON" "$ORIG_GZ" 0
 
 # ---------------------------------------------------------------- report
 REPORT="$(python3 - "$ROWS" "$HAS_NO_VIEWS" "$PEER_TIMEOUT" 2>"$WORK_DIR/bars.txt" <<'EOF'
@@ -393,23 +440,29 @@ rows_path, has_no_views, peer_timeout = sys.argv[1], int(sys.argv[2]), int(sys.a
 rows = [json.loads(l) for l in open(rows_path) if l.strip()]
 convert = "tbprof convert --no-views" if has_no_views else "tbprof convert"
 default = "tbprof convert (all views)" if has_no_views else "tbprof convert"
+READERS = ("tbprof inspect", "tbprof report")
 
 def ratio(x):
     return "%.1fx" % x if x >= 0.95 else "%.2fx" % x
 
-out, failed = [], 0
-for table in ("scaled", "original"):
-    trows = [r for r in rows if r["table"] == table]
-    if not trows:
-        continue
+groups = []  # (table, trace) in the order measured.
+for r in rows:
+    key = (r["table"], r.get("trace", ""))
+    if key not in groups:
+        groups.append(key)
+
+out, failed, summary = [], 0, []
+for table, trace in groups:
+    trows = [r for r in rows if r["table"] == table and r.get("trace", "") == trace]
     files = next(r for r in trows if r["name"] == "_files")
     trows = [r for r in trows if r["name"] != "_files"]
     json_bytes = files["json_bytes"]; mb = json_bytes / 1e6
+    xplane_bytes = files["xplane_bytes"]
     by = {(r["name"], r["input"]): r for r in trows}
     base = by[("python3 json.load", "json")]
     floors = {k[1]: r for k, r in by.items() if k[0] == "floor"}
     title = ("scaled trace, %.1f MB of JSON" if table == "scaled" else "original trace, %.1f MB of JSON") % mb
-    out += ["#### %s (%s; gzip %.1f MB)" % (title, files["file"], files["gz_bytes"] / 1e6), ""]
+    out += ["#### %s: %s (%s; gzip %.1f MB)" % (trace, title, files["file"], files["gz_bytes"] / 1e6), ""]
     out += ["| step | input | wall s | CPU s | peak RSS MB | MB/s (of JSON) | wall / floor | CPU / floor | speedup vs json.load | CPU speedup vs json.load | RSS / JSON |",
             "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in trows:
@@ -421,6 +474,11 @@ for table in ("scaled", "original"):
             out.append("| %s | %s | %s | | | | | | | | |" % (name, r["input"], "**%s**: %s" % (r["status"], msg)))
             continue
         s, cpu, rss = r["wall_s"], r["cpu_s"], r["peak_rss_bytes"]
+        if r["name"] in READERS:  # Reading the xplane.pb: MB/s and RSS of that file.
+            out.append("| %s | xplane.pb (%.1f MB) | %.2f | %.2f | %.0f | %.0f of xplane.pb | | | | | %.2f of xplane.pb |" % (
+                name, xplane_bytes / 1e6, s, cpu, rss / 1e6, xplane_bytes / 1e6 / max(s, 0.005),
+                rss / max(xplane_bytes, 1)))
+            continue
         f = floors.get(r["input"])
         fw = ratio(s / f["wall_s"]) if f else "-"
         fc = ratio(cpu / f["cpu_s"]) if f else "-"
@@ -445,11 +503,11 @@ for table in ("scaled", "original"):
 
     bars = []
     conv_s = by[(convert, "json")]["wall_s"]
+    conv_rss = max(r["peak_rss_bytes"] for (n, _), r in by.items() if n.startswith("tbprof convert"))
     if table == "scaled":
         speedup = base["wall_s"] / max(conv_s, 0.005)
         bars.append(("conversion speed vs json.load (>= 5x, goal 10x)", "%.1fx" % speedup, speedup >= 5))
-        rss_ratio = max(r["peak_rss_bytes"] for (n, _), r in by.items()
-                        if n.startswith("tbprof")) / json_bytes
+        rss_ratio = conv_rss / json_bytes
         bars.append(("peak RSS / JSON size (<= 0.6)", "%.2f" % rss_ratio, rss_ratio <= 0.6))
         if has_no_views:
             extra = by[(default, "json")]["wall_s"] / max(conv_s, 0.005) - 1
@@ -464,23 +522,74 @@ for table in ("scaled", "original"):
             bars.append(("default convert (%s) within 2x of the floor" % label,
                          "%.1fx (%.1fx the 2-core bound)" % (x, b), x <= 2))
     hta = by.get(("HTA", "json.gz"))
-    mine = by[(default, "json.gz")]["wall_s"]
-    if hta and hta["status"] == "ok":
-        x = hta["wall_s"] / mine
-        xc = hta["cpu_s"] / by[(default, "json.gz")]["cpu_s"]
-        bars.append(("default convert (json.gz) >= 30x faster than HTA",
-                     "%.1fx (CPU time: %.1fx)" % (x, xc), x >= 30))
-    elif hta and hta["status"] == "timed out":
-        x = peer_timeout / mine
-        bars.append(("default convert (json.gz) >= 30x faster than HTA",
-                     "> %.0fx (HTA timed out)" % x, x >= 30))
-    elif hta:
-        bars.append(("default convert (json.gz) >= 30x faster than HTA",
-                     "not measured (HTA %s)" % hta["status"], False))
-    out += ["", "| bar (%s trace) | measured | result |" % table, "|---|---:|---|"]
+    if hta:
+        mine = by[(default, "json.gz")]["wall_s"]
+        if hta["status"] == "ok":
+            x = hta["wall_s"] / mine
+            xc = hta["cpu_s"] / by[(default, "json.gz")]["cpu_s"]
+            bars.append(("default convert (json.gz) >= 30x faster than HTA",
+                         "%.1fx (CPU time: %.1fx)" % (x, xc), x >= 30))
+        elif hta["status"] == "timed out":
+            x = peer_timeout / mine
+            bars.append(("default convert (json.gz) >= 30x faster than HTA",
+                         "> %.0fx (HTA timed out)" % x, x >= 30))
+        else:
+            bars.append(("default convert (json.gz) >= 30x faster than HTA",
+                         "not measured (HTA %s)" % hta["status"], False))
+    out += ["", "| bar (%s, %s trace) | measured | result |" % (trace, table), "|---|---:|---|"]
     out += ["| %s | %s | %s |" % (b, m, "pass" if ok else "**FAIL**") for b, m, ok in bars]
     failed += sum(1 for _, _, ok in bars if not ok)
-    out += ["", "xplane.pb written: %.1f MB." % (files["xplane_bytes"] / 1e6), ""]
+    out += ["", "xplane.pb written: %.1f MB." % (xplane_bytes / 1e6), ""]
+
+    if table == "scaled":
+        d = by[(default, "json")]
+        dg = by.get((default, "json.gz"))
+        row = {"trace": trace, "mb": mb,
+               "wall_x": base["wall_s"] / max(d["wall_s"], 0.005),
+               "cpu_x": base["cpu_s"] / max(d["cpu_s"], 0.005),
+               "floor_json": d["wall_s"] / floors["json"]["wall_s"] if "json" in floors else None,
+               "floor_gz": dg["wall_s"] / floors["json.gz"]["wall_s"] if dg and "json.gz" in floors else None,
+               "rss": max(r["peak_rss_bytes"] for (n, _), r in by.items() if n.startswith(default)) / json_bytes,
+               "xplane_mb": xplane_bytes / 1e6}
+        for n in READERS:
+            r = by.get((n, "xplane.pb"))
+            if r and r["status"] == "ok" and xplane_bytes:
+                row[n] = (xplane_bytes / 1e6 / max(r["wall_s"], 0.005), r["peak_rss_bytes"] / xplane_bytes)
+        summary.append(row)
+
+# Per trace, and the issue-23 bars on the worst of them.
+if summary:
+    def fmt(x):
+        return "-" if x is None else "%.2fx" % x
+    out += ["#### Per trace (scaled, default convert with all views)", "",
+            "| trace | JSON MB | wall vs json.load | CPU vs json.load's CPU | wall / floor (json) | wall / floor (json.gz) | peak RSS / JSON (largest default-convert row) | xplane.pb MB | inspect MB/s (RSS / file) | report MB/s (RSS / file) |",
+            "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for r in summary:
+        reads = ["%.0f (%.2fx)" % r[n] if n in r else "-" for n in READERS]
+        out.append("| %s | %.0f | %.1fx | %.1fx | %s | %s | %.2f | %.1f | %s | %s |" % (
+            r["trace"], r["mb"], r["wall_x"], r["cpu_x"], fmt(r["floor_json"]), fmt(r["floor_gz"]),
+            r["rss"], r["xplane_mb"], reads[0], reads[1]))
+    bars = []
+    w = min(summary, key=lambda r: r["wall_x"])
+    bars.append(("default convert >= 12x json.load (wall)", "%.1fx (%s)" % (w["wall_x"], w["trace"]), w["wall_x"] >= 12))
+    for key, label in (("floor_json", "json"), ("floor_gz", "json.gz")):
+        have = [r for r in summary if r[key] is not None]
+        if have:
+            w = max(have, key=lambda r: r[key])
+            bars.append(("default convert (%s) within 1.5x of the floor" % label,
+                         "%.2fx (%s)" % (w[key], w["trace"]), w[key] <= 1.5))
+    w = max(summary, key=lambda r: r["rss"])
+    bars.append(("default convert peak RSS <= 0.35x the JSON", "%.2fx (%s)" % (w["rss"], w["trace"]), w["rss"] <= 0.35))
+    for n in READERS:
+        have = [r for r in summary if n in r]
+        if have:
+            w = min(have, key=lambda r: r[n][0])
+            bars.append(("`%s` of the xplane.pb >= 300 MB/s" % n, "%.0f MB/s (%s)" % (w[n][0], w["trace"]), w[n][0] >= 300))
+            w = max(have, key=lambda r: r[n][1])
+            bars.append(("`%s` peak RSS <= 1.5x the xplane.pb" % n, "%.2fx (%s)" % (w[n][1], w["trace"]), w[n][1] <= 1.5))
+    out += ["", "| bar (issue 23, worst trace) | measured (worst trace) | result |", "|---|---:|---|"]
+    out += ["| %s | %s | %s |" % (b, m, "pass" if ok else "**FAIL**") for b, m, ok in bars]
+    failed += sum(1 for _, _, ok in bars if not ok)
 print("\n".join(out).rstrip())
 print("BARS_FAILED=%d" % failed, file=sys.stderr)
 EOF
@@ -493,8 +602,7 @@ mem="$(free -g | awk '/^Mem:/ { print $2 " GB total, " $7 " GB available" }')"
 tbprof_build="$(cd "$(dirname "$TBPROF")/../.." && pwd)"
 build_type="$(sed -n 's/^CMAKE_BUILD_TYPE:[A-Z]*=//p' "$tbprof_build/CMakeCache.txt" 2>/dev/null || true)"
 commit="$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)"
-JSON_MB=$(awk -v b="$(stat -c %s "$JSON")" 'BEGIN { printf "%.1f", b / 1e6 }')
-SNIPPET="### $(date '+%Y-%m-%d %H:%M %Z') — $(basename "$INPUT") scaled to $JSON_MB MB
+SNIPPET="### $(date '+%Y-%m-%d %H:%M %Z') — ${#INPUTS[@]} Kineto traces, each scaled to >= $TARGET_MB MB
 
 Machine: $(nproc) cores (${cpu:-unknown CPU}), $mem; load average before the run: $LOAD_BEFORE.
 tbprof: ${TBPROF#$ROOT/} (${build_type:-unknown} build), commit $commit (plus uncommitted changes, if any). Runs per measurement: $RUNS (fastest kept; peers: $PEER_RUNS, timeout ${PEER_TIMEOUT} s each).

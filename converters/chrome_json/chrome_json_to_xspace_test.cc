@@ -582,3 +582,54 @@ TEST(ChromeJsonToXSpaceTest, RandomDamageIsReportedNeverFatal) {
 
 }  // namespace
 }  // namespace tbprof::converters
+
+namespace tbprof::converters {
+namespace {
+
+// A GPU event whose launch has no enclosing CPU op takes the op its External
+// id names (the last op with that id); a launch inside an op wins over the
+// External id; an id no op has gives no tf_op.
+TEST(ChromeJsonToXSpaceTest, ExternalIdNamesTheOpOnlyWithoutALaunchingOp) {
+  const std::string path = ::testing::TempDir() + "/external_id_ops.json";
+  {
+    std::ofstream f(path);
+    f << R"({"traceEvents": [
+  {"ph": "X", "cat": "cpu_op", "name": "aten::first", "pid": 1, "tid": 1, "ts": 10, "dur": 1,
+   "args": {"External id": 7}},
+  {"ph": "X", "cat": "cpu_op", "name": "aten::second", "pid": 1, "tid": 1, "ts": 20, "dur": 1,
+   "args": {"External id": 7}},
+  {"ph": "X", "cat": "cpu_op", "name": "aten::outer", "pid": 1, "tid": 1, "ts": 30, "dur": 10,
+   "args": {"External id": 8}},
+  {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 31,
+   "dur": 2, "args": {"External id": 8, "correlation": 100}},
+  {"ph": "X", "cat": "kernel", "name": "kernel_without_launch", "pid": 0, "tid": 7, "ts": 50,
+   "dur": 1, "args": {"device": 0, "stream": 7, "correlation": 99, "External id": 7}},
+  {"ph": "X", "cat": "kernel", "name": "kernel_with_launch", "pid": 0, "tid": 7, "ts": 60,
+   "dur": 1, "args": {"device": 0, "stream": 7, "correlation": 100, "External id": 7}},
+  {"ph": "X", "cat": "kernel", "name": "kernel_unknown_id", "pid": 0, "tid": 7, "ts": 70,
+   "dur": 1, "args": {"device": 0, "stream": 7, "External id": 9}}
+]})";
+  }
+  xplane::XSpaceData space;
+  auto summary = ConvertChromeJsonToXSpace(path, ChromeJsonOptions(), &space);
+  ASSERT_TRUE(summary.ok()) << summary.status();
+  std::map<std::string, std::string> tf_op;
+  const xplane::Plane* gpu = xplane::FindPlaneWithName(space, xplane::GpuPlaneName(0));
+  ASSERT_NE(gpu, nullptr);
+  xplane::XPlaneVisitor pv(&space, gpu, xplane::SpaceBaseNs(space));
+  pv.ForEachLine([&](const xplane::XLineVisitor& line) {
+    line.ForEachEvent([&](const xplane::XEventVisitor& e) {
+      std::string& op = tf_op[std::string(e.name())];
+      e.ForEachStat([&](const xplane::XStatVisitor& s) {
+        if (s.name() == "tf_op") op = std::string(s.StrOrRefValue());
+      });
+    });
+  });
+  EXPECT_EQ(tf_op["kernel_without_launch"], "aten::second");
+  EXPECT_EQ(tf_op["kernel_with_launch"], "aten::outer");
+  EXPECT_EQ(tf_op["kernel_unknown_id"], "");
+  EXPECT_EQ(tf_op.size(), 3u);
+}
+
+}  // namespace
+}  // namespace tbprof::converters

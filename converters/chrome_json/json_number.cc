@@ -6,6 +6,7 @@
 #include <string>
 
 #include "absl/strings/charconv.h"
+#include "converters/chrome_json/digits.h"
 
 namespace tbprof::converters::json {
 namespace {
@@ -128,8 +129,7 @@ bool ParseDecimalScaled(absl::string_view text, int scale, int64_t* out) {
     if (negative) ++p;
     const char* int_begin = p;
     uint64_t v = 0;
-    while (p < end && IsDigit(*p) && p - int_begin < 19)
-      v = v * 10 + static_cast<unsigned>(*p++ - '0');
+    p = AccumulateDigits(p, end, 19, &v);
     size_t int_digits = static_cast<size_t>(p - int_begin);
     // 19 digits fit uint64; the int64 range is checked at the end.
     bool ok = int_digits > 0 && int_digits + static_cast<size_t>(scale) <= 19 &&
@@ -137,10 +137,9 @@ bool ParseDecimalScaled(absl::string_view text, int scale, int64_t* out) {
     int frac_digits = 0;
     if (ok && p < end && *p == '.') {
       ++p;
-      while (p < end && IsDigit(*p) && frac_digits < scale) {
-        v = v * 10 + static_cast<unsigned>(*p++ - '0');
-        ++frac_digits;
-      }
+      const char* frac_begin = p;
+      p = AccumulateDigits(p, end, scale, &v);
+      frac_digits = static_cast<int>(p - frac_begin);
       ok = frac_digits > 0 && p == end;
     }
     if (ok && p == end) {
@@ -169,11 +168,10 @@ bool ParseInt64(absl::string_view text, int64_t* out) {
     bool negative = *p == '-';
     if (negative) ++p;
     if (p < end && (*p != '0' || end - p == 1)) {
-      int64_t v = 0;
-      const char* q = p;
-      while (q < end && IsDigit(*q)) v = v * 10 + (*q++ - '0');
+      uint64_t v = 0;
+      const char* q = AccumulateDigits(p, end, 18, &v);
       if (q == end) {
-        *out = negative ? -v : v;
+        *out = negative ? -static_cast<int64_t>(v) : static_cast<int64_t>(v);
         return true;
       }
     }

@@ -3,6 +3,7 @@
 #include <cstring>
 #include <string>
 
+#include "converters/chrome_json/digits.h"
 #include "converters/chrome_json/json_number.h"
 
 namespace tbprof::converters::json {
@@ -146,6 +147,38 @@ bool Cursor::UnescapeRest(const char* start, absl::string_view* out, StringArena
   }
 }
 
+bool Cursor::SkipWhitespaceRun() {
+  const char* p = p_;
+#if defined(__SSE2__)
+  const __m128i space = _mm_set1_epi8(' ');
+  const __m128i newline = _mm_set1_epi8('\n');
+  const __m128i tab = _mm_set1_epi8('\t');
+  const __m128i carriage_return = _mm_set1_epi8('\r');
+  while (end_ - p >= 16) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    const __m128i ws = _mm_or_si128(
+        _mm_or_si128(_mm_cmpeq_epi8(v, space), _mm_cmpeq_epi8(v, newline)),
+        _mm_or_si128(_mm_cmpeq_epi8(v, tab), _mm_cmpeq_epi8(v, carriage_return)));
+    const unsigned other = ~static_cast<unsigned>(_mm_movemask_epi8(ws)) & 0xFFFFu;
+    if (other != 0) {
+      p_ = p + __builtin_ctz(other);
+      return true;
+    }
+    p += 16;
+  }
+#endif
+  while (p < end_) {
+    const char c = *p;
+    if (c != ' ' && c != '\n' && c != '\r' && c != '\t') {
+      p_ = p;
+      return true;
+    }
+    ++p;
+  }
+  p_ = p;
+  return Incomplete();
+}
+
 bool Cursor::ParseLiteral(absl::string_view literal) {
   size_t available = static_cast<size_t>(end_ - p_);
   if (available < literal.size()) {
@@ -175,7 +208,7 @@ bool Cursor::ParseNumber(absl::string_view* out) {
   if (*q == '0') {
     ++q;
   } else if (digit(*q)) {
-    while (q < e && digit(*q)) ++q;
+    q = SkipDigits(q, e);
   } else {
     return Fail(start, "invalid number");
   }
@@ -184,7 +217,7 @@ bool Cursor::ParseNumber(absl::string_view* out) {
     ++q;
     if (q == e) return Incomplete();
     if (!digit(*q)) return Fail(start, "invalid number");
-    while (q < e && digit(*q)) ++q;
+    q = SkipDigits(q, e);
     if (q == e) return Incomplete();
   }
   if (*q == 'e' || *q == 'E') {
@@ -193,7 +226,7 @@ bool Cursor::ParseNumber(absl::string_view* out) {
     if (*q == '+' || *q == '-') ++q;
     if (q == e) return Incomplete();
     if (!digit(*q)) return Fail(start, "invalid number");
-    while (q < e && digit(*q)) ++q;
+    q = SkipDigits(q, e);
     if (q == e) return Incomplete();
   }
   if (IsNumberChar(*q)) return Fail(start, "invalid number");

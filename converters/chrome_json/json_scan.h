@@ -109,12 +109,16 @@ class Cursor {
 
   // Skips JSON whitespace. False (incomplete) if the range ends first.
   bool SkipWhitespace() {
-    while (p_ < end_) {
-      char c = *p_;
-      if (c != ' ' && c != '\n' && c != '\r' && c != '\t') return true;
-      ++p_;
+    // Most calls find no whitespace, or one space (after ':' or ','): a
+    // comparison or two decide.
+    if (end_ - p_ >= 2) {
+      if (static_cast<unsigned char>(p_[0]) > ' ') return true;
+      if (p_[0] == ' ' && static_cast<unsigned char>(p_[1]) > ' ') {
+        ++p_;
+        return true;
+      }
     }
-    return Incomplete();
+    return SkipWhitespaceRun();
   }
   // Skips whitespace, then consumes `c` or fails with `message`.
   bool Expect(char c, const char* message) {
@@ -138,6 +142,9 @@ class Cursor {
 
  private:
   bool ParseLiteral(absl::string_view literal);
+  // SkipWhitespace() for the other cases: longer runs (line breaks and
+  // indentation) are skipped 16 bytes at a time.
+  bool SkipWhitespaceRun();
   bool UnescapeRest(const char* start, absl::string_view* out, StringArena* arena);
 
   const char* p_;

@@ -19,6 +19,58 @@ ScanStatus ParseStringOf(const std::string& text, std::string* out) {
   return ScanStatus::kOk;
 }
 
+// Whitespace runs of every length and mix, ending in a value or at the end
+// of the range (incomplete): the inline one-space case, the scalar tail and
+// the 16-byte SSE2 steps must all stop at the first other byte.
+TEST(JsonScanTest, SkipWhitespaceRuns) {
+  const std::string kinds = " \n\r\t";
+  for (int len = 0; len <= 40; ++len) {
+    for (int k = 0; k < 5; ++k) {
+      std::string run;
+      for (int i = 0; i < len; ++i) run.push_back(k < 4 ? kinds[k] : kinds[(i * 7) % 4]);
+      for (const char* next : {"1", "\"", "\x01", "\x80", ""}) {
+        const std::string text = run + next;
+        Cursor c(text.data(), text.data() + text.size());
+        const bool complete = c.SkipWhitespace();
+        if (*next == '\0') {
+          EXPECT_FALSE(complete) << len << " " << k;
+          EXPECT_EQ(c.status(), ScanStatus::kIncomplete);
+        } else {
+          EXPECT_TRUE(complete) << len << " " << k << " " << next;
+          EXPECT_EQ(c.pos() - text.data(), len) << len << " " << k << " " << next;
+        }
+      }
+    }
+  }
+}
+
+TEST(JsonScanTest, NumbersOfEveryLength) {
+  for (int len = 1; len <= 30; ++len) {
+    std::string digits;
+    for (int i = 0; i < len; ++i) digits.push_back(static_cast<char>('1' + i % 9));
+    for (const std::string& number : {digits, "-" + digits, digits + ".25", "0." + digits}) {
+      const std::string text = number + ",";
+      Cursor c(text.data(), text.data() + text.size());
+      absl::string_view out;
+      ASSERT_TRUE(c.ParseNumber(&out)) << number;
+      EXPECT_EQ(out, number);
+      // Without the delimiter the number may go on: incomplete.
+      Cursor cut(number.data(), number.data() + number.size());
+      EXPECT_FALSE(cut.ParseNumber(&out)) << number;
+      EXPECT_EQ(cut.status(), ScanStatus::kIncomplete) << number;
+    }
+    const std::string bad = digits + "x";
+    Cursor c(bad.data(), bad.data() + bad.size());
+    absl::string_view out;
+    ASSERT_TRUE(c.ParseNumber(&out));  // A number followed by another token.
+    EXPECT_EQ(out, digits);
+    const std::string leading_zero = "0" + digits + ",";
+    Cursor z(leading_zero.data(), leading_zero.data() + leading_zero.size());
+    EXPECT_FALSE(z.ParseNumber(&out)) << leading_zero;
+    EXPECT_EQ(z.status(), ScanStatus::kError);
+  }
+}
+
 TEST(JsonScanTest, StringsWithEscapes) {
   std::string out;
   ASSERT_EQ(ParseStringOf(R"("plain")", &out), ScanStatus::kOk);

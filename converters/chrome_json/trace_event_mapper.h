@@ -210,7 +210,20 @@ class TraceEventMapper : public json::TraceJsonHandler {
 
   std::vector<int64_t> launch_correlations_;               // Indexed by Probe::index.
   absl::flat_hash_map<int64_t, uint32_t> launch_op_;       // correlation -> op name id.
+  // (External id, op name id) of every CPU op with an External id, in input
+  // order. Only GPU events whose launch has no enclosing op look an External
+  // id up (EmitGpuEvents), so the map is built at the end for just the ids
+  // they need: a hash insert per CPU op into a map of millions of ids was a
+  // cache miss per op on large traces.
+  struct ExternalIdOp {
+    int64_t external_id;
+    uint32_t name_id;
+  };
+  std::vector<ExternalIdOp> external_id_ops_;
   absl::flat_hash_map<int64_t, uint32_t> external_id_op_;  // External id -> op name id.
+  // Fills external_id_op_ for the External ids of the GPU events whose
+  // correlation has no launching op (the last op with an id wins).
+  void ResolveExternalIdOps();
 
   // A /device:GPU:n plane being filled by EmitGpuEvents().
   // What the kernel_details / occupancy stats of a kernel depend on.

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -139,7 +140,28 @@ xplane::XLineBuilder* TraceEventMapper::GpuLine(GpuPlane& gp, Kind kind, int64_t
   return line;
 }
 
+void TraceEventMapper::ResolveExternalIdOps() {
+  absl::flat_hash_set<int64_t> needed;
+  for (const PendingGpuEvent& g : gpu_events_) {
+    if (g.external_id == kNone || g.kind == Kind::kGpuAnnotation || g.kind == Kind::kGpuSync) {
+      continue;
+    }
+    if (g.correlation != kNone) {
+      auto it = launch_op_.find(g.correlation);
+      if (it != launch_op_.end() && it->second != 0) continue;
+    }
+    needed.insert(g.external_id);
+  }
+  if (!needed.empty()) {
+    for (const ExternalIdOp& e : external_id_ops_) {
+      if (needed.contains(e.external_id)) external_id_op_[e.external_id] = e.name_id;
+    }
+  }
+  std::vector<ExternalIdOp>().swap(external_id_ops_);
+}
+
 void TraceEventMapper::EmitGpuEvents() {
+  ResolveExternalIdOps();
   int64_t kernels_without_props = 0;
   std::string details;
   for (const PendingGpuEvent& g : gpu_events_) {

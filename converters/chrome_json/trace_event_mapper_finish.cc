@@ -30,6 +30,8 @@ std::string AllocatorName(int32_t device_type, int32_t device_id) {
 }  // namespace
 
 void TraceEventMapper::AttributeToCpuOps() {
+  // At most one entry per launch: sized once instead of rehashed as it grows.
+  launch_op_.reserve(launch_correlations_.size());
   std::vector<OpSpan*> stack;
   for (HostThread& t : threads_) {
     if (t.probes.empty() || t.ops.empty()) continue;

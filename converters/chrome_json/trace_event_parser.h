@@ -45,18 +45,33 @@ struct TraceEventArgs {
 };
 
 struct RawTraceEvent {
-  // Tokens first (Reset() clears them as one block).
+  // Tokens first, kNumTokens of them in a row (Reset() addresses them by
+  // index).
+  static constexpr int kNumTokens = 32;
   Token ph, cat, name, pid, tid, ts, dur, id, scope;  // scope = "s".
   TraceEventArgs args;
   bool has_args = false;
+  // Bit i set: token i may have been written since the last Reset() (set by
+  // ParseTraceEvent). Code that fills tokens by hand must Reset() first and
+  // set the bits itself, or build a fresh event.
+  uint32_t set_tokens = 0;
 
   // Set by the reader: where the event starts in the (inflated) input and
   // its raw text. Views are valid only while the event is being handled.
   uint64_t byte_offset = 0;
   absl::string_view raw;
 
-  // Marks every field absent (cheaper than assigning a fresh struct).
+  // Marks every field absent (cheaper than assigning a fresh struct: only
+  // the tokens in set_tokens are cleared).
   void Reset();
+  // Token `index` (0 = ph ... 8 = scope, 9.. = args), 0 <= index < kNumTokens.
+  Token* TokenAt(int index) {
+    return reinterpret_cast<Token*>(reinterpret_cast<char*>(this) + index * sizeof(Token));
+  }
+  const Token* TokenAt(int index) const {
+    return reinterpret_cast<const Token*>(reinterpret_cast<const char*>(this) +
+                                          index * sizeof(Token));
+  }
 };
 
 // Parses the object at the cursor (which must be at '{'); `depth` is the

@@ -79,6 +79,8 @@ Flags:
                            RUN_part2, ... of whole steps (default 8192;
                            0 = never split; see below)
   --no-views               skip the precomputed view files (see below)
+  --strict                 with several inputs, publish nothing if one fails
+                           (default: name it, convert the others; exit 4)
   --threads N              threads for reading a JSON trace: 1 = one thread;
                            N >= 2 = inflate and parse beside the XSpace
                            builder (the output is identical); 0 = automatic
@@ -88,9 +90,12 @@ Flags:
   --timings                print the wall and CPU time of each phase to stderr
   -h, --help               this text
 
-Either every input converts and all host files appear together, or nothing
-is written: files are staged under hidden names and published at the end.
-Existing host files are never replaced without --force.
+Host files are staged under hidden names and published together at the
+end, so no half-written file ever appears. With several inputs, an input
+that cannot be read or converted (a truncated rank, say) is named on stderr
+with the reason, the other inputs are converted and published, and the exit
+status is 4; with --strict, or with a single input, nothing is written and
+the exit status is 1. Existing host files are never replaced without --force.
 
 TensorBoard's profile plugin (xprof) needs about 30x the size of an
 xplane.pb in RAM (docs/tensorboard_limits.md). When a host's file would need
@@ -118,6 +123,7 @@ struct ConvertFlags {
   bool force = false;
   LoadFlags load;  // --max-memory-mb -1: the default (EffectiveMaxMemoryBytes).
   bool no_views = false;
+  bool strict = false;
   bool timings = false;
   int64_t threads = 0;  // 0: automatic (ChromeJsonOptions::threads).
   int64_t tensorboard_budget_mb = kDefaultTensorBoardBudgetMb;
@@ -174,6 +180,7 @@ int RunConvert(const std::vector<std::string>& args) {
   flag_set.Bool("force", &flags.force);
   AddLoadFlags(&flag_set, &flags.load);
   flag_set.Bool("no-views", &flags.no_views);
+  flag_set.Bool("strict", &flags.strict);
   flag_set.Bool("timings", &flags.timings);
   flag_set.Int64("threads", &flags.threads);
   flag_set.Int64("tensorboard-budget-mb", &flags.tensorboard_budget_mb);
@@ -228,6 +235,15 @@ int RunConvert(const std::vector<std::string>& args) {
   PartRunWriters part_writers(flags.logdir, run, writer_options);
   std::vector<SplitReport> splits;
   std::vector<std::string> split_hosts;
+  // Inputs that failed to load or convert (with several inputs and no
+  // --strict): named, skipped, and the exit status says so.
+  const bool keep_going = files->size() > 1 && !flags.strict;
+  std::vector<absl::Status> failed_inputs;
+  auto skip_input = [&](const absl::Status& status) {
+    std::fprintf(stderr, "tbprof: error: skipped %s\n",
+                 std::string(status.message()).c_str());
+    failed_inputs.push_back(status);
+  };
   for (size_t i = 0; i < files->size(); ++i) {
     const std::string& path = (*files)[i];
     ProgressReporter::Options progress_options;
@@ -250,7 +266,11 @@ int RunConvert(const std::vector<std::string>& args) {
       loaded = LoadInput(path, load_options);
       progress.Finish();
     }
-    if (!loaded.ok()) return ReportFailure(loaded.status());  // ~RunWriter cleans up.
+    if (!loaded.ok()) {
+      if (!keep_going) return ReportFailure(loaded.status());  // ~RunWriter cleans up.
+      skip_input(loaded.status());
+      continue;
+    }
 
     HostReport report;
     report.host = flags.host.empty() ? namer.Pick(loaded->host_hint, loaded->rank, path)
@@ -269,7 +289,10 @@ int RunConvert(const std::vector<std::string>& args) {
       diagnosis = DiagnoseXSpace(loaded->space);
     }
     if (absl::Status status = CheckSomethingConverted(*loaded, diagnosis); !status.ok()) {
-      return ReportFailure(status);
+      if (!keep_going) return ReportFailure(status);
+      views_job.reset();  // Deletes its staged trace file.
+      skip_input(status);
+      continue;
     }
 
     report.input_path = path;
@@ -311,6 +334,10 @@ int RunConvert(const std::vector<std::string>& args) {
     }
     reports.push_back(std::move(report));
   }
+  if (reports.empty()) {  // Every input failed: there is nothing to publish.
+    return ReportFailure(absl::InvalidArgumentError(
+        absl::StrCat("none of the ", files->size(), " inputs could be converted")));
+  }
   StaleFilesRemoved stale;
   {
     ScopedPhase phase(timings, "publish");
@@ -348,6 +375,10 @@ int RunConvert(const std::vector<std::string>& args) {
     std::fputs(FormatConvertSummary(flags.logdir, run, (*writer)->run_dir(), reports).c_str(),
                stdout);
     std::fputs(FormatSplitReports(splits).c_str(), stdout);
+  }
+  if (!failed_inputs.empty()) {
+    std::fputs(FormatFailedInputs(files->size(), failed_inputs).c_str(), stderr);
+    return kExitPartial;
   }
   return kExitOk;
 }

@@ -110,6 +110,16 @@ absl::StatusOr<views::ReportInput> LoadViewInputs(const std::vector<std::string>
   TBPROF_ASSIGN_OR_RETURN(std::vector<ViewSource> sources,
                           ResolveViewInputs(inputs, &report.source));
   HostNamer namer;
+  const bool keep_going = options.failed != nullptr && sources.size() > 1;
+  size_t failures = 0;
+  // Returns true when the file is to be skipped, false when `status` ends all.
+  auto skip = [&](const absl::Status& status) {
+    if (!keep_going) return false;
+    std::fprintf(stderr, "tbprof: error: skipped %s\n", std::string(status.message()).c_str());
+    options.failed->push_back(status);
+    ++failures;
+    return true;
+  };
   for (size_t i = 0; i < sources.size(); ++i) {
     const ViewSource& source = sources[i];
     ProgressReporter::Options progress_options;
@@ -128,17 +138,26 @@ absl::StatusOr<views::ReportInput> LoadViewInputs(const std::vector<std::string>
     absl::StatusOr<LoadedInput> loaded = LoadInput(source.path, load_options);
     load_phase.Stop();
     progress.Finish();
-    if (!loaded.ok()) return loaded.status();
+    if (!loaded.ok()) {
+      if (skip(loaded.status())) continue;
+      return loaded.status();
+    }
     absl::StatusOr<views::AllViews> computed =
         views::ComputeAllViews(loaded->space, options.views, options.timings);
     if (!computed.ok()) {
-      return absl::Status(computed.status().code(),
+      absl::Status status(computed.status().code(),
                           absl::StrCat(source.path, ": ", computed.status().message()));
+      if (skip(status)) continue;
+      return status;
     }
     const std::string host = source.host.empty()
                                  ? namer.Pick(loaded->host_hint, loaded->rank, source.path)
                                  : namer.Pick(source.host, -1, source.path);
     report.hosts.push_back({host, *std::move(computed)});
+  }
+  if (report.hosts.empty() && failures > 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("none of the ", sources.size(), " inputs could be read"));
   }
   return report;
 }

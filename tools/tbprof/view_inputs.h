@@ -44,12 +44,18 @@ struct ViewInputsOptions {
   // Where the load and view phases of every file are timed (optional; not
   // owned).
   PhaseTimings* timings = nullptr;
+  // With several files and `failed` set: a file that cannot be loaded or
+  // analysed is appended to `*failed` (its error, naming it) and left out,
+  // and the others are used (not owned). Null (or a single file): the first
+  // failure is the result, as with --strict.
+  std::vector<absl::Status>* failed = nullptr;
 };
 
 // ResolveViewInputs(), then LoadInput() and ComputeAllViews() for each file,
 // with host names handed out as `tbprof convert` does (HostNamer). The
 // result's `source` is the description above. Errors: the first failing
-// file's, naming it.
+// file's, naming it, unless options.failed collects the failures (then only
+// when every file failed: kInvalidArgument, "none of the N inputs ...").
 absl::StatusOr<views::ReportInput> LoadViewInputs(const std::vector<std::string>& inputs,
                                                   const ViewInputsOptions& options);
 

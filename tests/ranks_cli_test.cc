@@ -1,0 +1,172 @@
+// `tbprof` end to end on jobs of many ranks (issue 26), on copies of the
+// real 8-rank DLRM job in ../shared/testdata (skipped when it is absent):
+// a bad rank among good ones is named and left out while the others are
+// converted, published and reported (exit status 4), `--strict` keeps
+// all-or-nothing, and nothing half-written ever appears in the logdir.
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace tbprof {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+const std::string kDlrm = std::string(TBPROF_SHARED_TESTDATA) + "/kineto/dlrm_8ranks";
+
+bool Exists(const std::string& path) {
+  struct stat st;
+  return ::stat(path.c_str(), &st) == 0;
+}
+
+std::string ReadAll(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
+// Every entry of `dir`, hidden ones included, sorted.
+std::vector<std::string> Entries(const std::string& dir) {
+  std::vector<std::string> names;
+  if (DIR* d = ::opendir(dir.c_str())) {
+    while (struct dirent* e = ::readdir(d)) {
+      std::string name = e->d_name;
+      if (name != "." && name != "..") names.push_back(name);
+    }
+    ::closedir(d);
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+struct RunResult {
+  int exit_code = -1;
+  std::string out, err;
+};
+
+class RanksCliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!Exists(kDlrm)) GTEST_SKIP() << "no " << kDlrm;
+    std::string pattern = ::testing::TempDir() + "/ranks_cli_XXXXXX";
+    ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
+    dir_ = pattern;
+    ranks_ = dir_ + "/ranks";
+    std::filesystem::create_directory(ranks_);
+    for (const std::string& name : Entries(kDlrm)) {
+      std::string contents = ReadAll(kDlrm + "/" + name);
+      if (absl::StartsWith(name, "worker3_")) {
+        bad_rank_ = ranks_ + "/" + name;
+        contents.resize(contents.size() / 3);  // A rank whose job was killed mid-write.
+      }
+      std::ofstream(ranks_ + "/" + name, std::ios::binary) << contents;
+    }
+    ASSERT_FALSE(bad_rank_.empty());
+  }
+  void TearDown() override {
+    std::error_code ignored;
+    if (!dir_.empty()) std::filesystem::remove_all(dir_, ignored);
+  }
+
+  RunResult Run(const std::vector<std::string>& args) {
+    const std::string out_path = dir_ + "/stdout", err_path = dir_ + "/stderr";
+    pid_t pid = ::fork();
+    if (pid == 0) {
+      int out = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      int err = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      ::dup2(out, 1);
+      ::dup2(err, 2);
+      std::vector<char*> argv;
+      argv.push_back(const_cast<char*>(TBPROF_CLI_PATH));
+      for (const std::string& arg : args) argv.push_back(const_cast<char*>(arg.c_str()));
+      argv.push_back(nullptr);
+      ::execv(TBPROF_CLI_PATH, argv.data());
+      ::_exit(127);
+    }
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    RunResult result;
+    result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    result.out = ReadAll(out_path);
+    result.err = ReadAll(err_path);
+    return result;
+  }
+
+  std::string dir_, ranks_, bad_rank_;
+};
+
+TEST_F(RanksCliTest, ConvertLeavesOutABadRankAndPublishesTheOthers) {
+  const std::string logdir = dir_ + "/tb";
+  RunResult r = Run({"convert", ranks_, "--logdir", logdir, "--run", "job"});
+  EXPECT_EQ(r.exit_code, 4) << r.err;
+  // Named once when it fails and once at the end, with the reason.
+  EXPECT_THAT(r.err, HasSubstr("skipped " + bad_rank_ + ": truncated gzip"));
+  EXPECT_THAT(r.err, HasSubstr("1 of 8 inputs failed and were left out"));
+  const std::vector<std::string> files = Entries(logdir + "/plugins/profile/job");
+  int xplanes = 0;
+  for (const std::string& name : files) {
+    EXPECT_NE(name[0], '.') << "a staged file was left: " << name;
+    EXPECT_FALSE(absl::StartsWith(name, "worker3_")) << name;
+    if (absl::EndsWith(name, ".xplane.pb")) ++xplanes;
+  }
+  EXPECT_EQ(xplanes, 7);
+  // The run that was published reads as 7 ranks of a job of 8.
+  RunResult report = Run({"report", logdir, "--quiet", "--width", "100"});
+  EXPECT_EQ(report.exit_code, 0) << report.err;
+  EXPECT_THAT(report.out, HasSubstr("7 ranks of 8"));
+}
+
+TEST_F(RanksCliTest, ConvertStrictPublishesNothing) {
+  const std::string logdir = dir_ + "/tb";
+  RunResult r = Run({"convert", ranks_, "--logdir", logdir, "--run", "job", "--strict"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("tbprof: error: " + bad_rank_ + ": truncated gzip"));
+  EXPECT_FALSE(Exists(logdir + "/plugins/profile/job"));
+}
+
+TEST_F(RanksCliTest, ConvertWithEveryInputBadFailsAndPublishesNothing) {
+  const std::string logdir = dir_ + "/tb";
+  const std::string other = ranks_ + "/copy_of_bad.pt.trace.json.gz";
+  std::filesystem::copy_file(bad_rank_, other);
+  RunResult r = Run({"convert", bad_rank_, other, "--logdir", logdir, "--run", "job"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("none of the 2 inputs could be converted"));
+  EXPECT_FALSE(Exists(logdir + "/plugins/profile/job"));
+}
+
+TEST_F(RanksCliTest, ConvertOfOneBadInputIsAPlainFailure) {
+  RunResult r = Run({"convert", bad_rank_, "--logdir", dir_ + "/tb", "--run", "job"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, Not(HasSubstr("skipped")));
+  EXPECT_FALSE(Exists(dir_ + "/tb/plugins/profile/job"));
+}
+
+TEST_F(RanksCliTest, ReportGoesOnPastABadRank) {
+  RunResult r = Run({"report", ranks_, "--quiet", "--width", "100"});
+  EXPECT_EQ(r.exit_code, 4) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("skipped " + bad_rank_ + ": truncated gzip"));
+  EXPECT_THAT(r.out, HasSubstr("7 ranks of 8"));
+
+  RunResult strict = Run({"report", ranks_, "--quiet", "--strict"});
+  EXPECT_EQ(strict.exit_code, 1);
+  EXPECT_THAT(strict.err, HasSubstr(bad_rank_));
+  EXPECT_EQ(strict.out, "");
+}
+
+}  // namespace
+}  // namespace tbprof

@@ -59,24 +59,13 @@ struct RunResult {
   std::string out, err;
 };
 
-class RanksCliTest : public ::testing::Test {
+// Runs the tbprof binary in a temporary directory of its own.
+class CliProcessTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    if (!Exists(kDlrm)) GTEST_SKIP() << "no " << kDlrm;
+  void MakeTempDir() {
     std::string pattern = ::testing::TempDir() + "/ranks_cli_XXXXXX";
     ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
     dir_ = pattern;
-    ranks_ = dir_ + "/ranks";
-    std::filesystem::create_directory(ranks_);
-    for (const std::string& name : Entries(kDlrm)) {
-      std::string contents = ReadAll(kDlrm + "/" + name);
-      if (absl::StartsWith(name, "worker3_")) {
-        bad_rank_ = ranks_ + "/" + name;
-        contents.resize(contents.size() / 3);  // A rank whose job was killed mid-write.
-      }
-      std::ofstream(ranks_ + "/" + name, std::ios::binary) << contents;
-    }
-    ASSERT_FALSE(bad_rank_.empty());
   }
   void TearDown() override {
     std::error_code ignored;
@@ -107,7 +96,29 @@ class RanksCliTest : public ::testing::Test {
     return result;
   }
 
-  std::string dir_, ranks_, bad_rank_;
+  std::string dir_;
+};
+
+class RanksCliTest : public CliProcessTest {
+ protected:
+  void SetUp() override {
+    if (!Exists(kDlrm)) GTEST_SKIP() << "no " << kDlrm;
+    MakeTempDir();
+    ranks_ = dir_ + "/ranks";
+    std::filesystem::create_directory(ranks_);
+    for (const std::string& name : Entries(kDlrm)) {
+      std::string contents = ReadAll(kDlrm + "/" + name);
+      if (absl::StartsWith(name, "worker3_")) {
+        bad_rank_ = ranks_ + "/" + name;
+        contents.resize(contents.size() / 3);  // A rank whose job was killed mid-write.
+      }
+      std::ofstream(ranks_ + "/" + name, std::ios::binary) << contents;
+    }
+    ASSERT_FALSE(bad_rank_.empty());
+  }
+
+
+  std::string ranks_, bad_rank_;
 };
 
 TEST_F(RanksCliTest, ConvertLeavesOutABadRankAndPublishesTheOthers) {
@@ -166,6 +177,95 @@ TEST_F(RanksCliTest, ReportGoesOnPastABadRank) {
   EXPECT_EQ(strict.exit_code, 1);
   EXPECT_THAT(strict.err, HasSubstr(bad_rank_));
   EXPECT_EQ(strict.out, "");
+}
+
+// Two ranks, each split by `convert` into part runs: every reader sees the
+// job whole, each rank once, however the run is named.
+class SplitRunTest : public CliProcessTest {
+ protected:
+  void SetUp() override {
+    const std::string kineto = std::string(TBPROF_SHARED_TESTDATA) + "/kineto/";
+    traces_ = {kineto + "resnet50_v100_dataloader_workers0.pt.trace.json.gz",
+               kineto + "resnet50_v100_dataloader_workers4.pt.trace.json.gz"};
+    for (const std::string& t : traces_) {
+      if (!Exists(t)) GTEST_SKIP() << "no " << t;
+    }
+    MakeTempDir();
+    std::vector<std::string> args = {"convert", traces_[0], traces_[1], "--run", "job",
+                                     "--quiet", "--no-views"};
+    std::vector<std::string> whole = args, split = args;
+    whole.insert(whole.end(), {"--logdir", dir_ + "/whole", "--tensorboard-budget-mb", "0"});
+    split.insert(split.end(), {"--logdir", dir_ + "/tb", "--tensorboard-budget-mb", "140"});
+    ASSERT_EQ(Run(whole).exit_code, 0);
+    RunResult r = Run(split);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    profile_ = dir_ + "/tb/plugins/profile/";
+    ASSERT_TRUE(Exists(profile_ + "job_part3")) << "expected a split:\n" << r.err;
+    ASSERT_FALSE(Exists(profile_ + "job")) << "every host split, no views: no base run";
+    RunResult expected = Run({"report", dir_ + "/whole", "--quiet", "--width", "100"});
+    ASSERT_EQ(expected.exit_code, 0) << expected.err;
+    expected_report_ = WithoutTitle(expected.out);
+  }
+
+  static std::string WithoutTitle(const std::string& report) {
+    return report.substr(report.find('\n') + 1);
+  }
+
+  std::vector<std::string> traces_;
+  std::string profile_, expected_report_;
+};
+
+TEST_F(SplitRunTest, ReportSeesTheWholeJobFromTheLogdirTheRunOrAnyPart) {
+  const std::vector<std::vector<std::string>> namings = {
+      {dir_ + "/tb"},
+      {profile_ + "job"},  // The base run: no directory of its own here.
+      {profile_ + "job_part2"},
+      {profile_ + "job_part1", profile_ + "job_part2", profile_ + "job_part3/", dir_ + "/tb/"},
+  };
+  for (const std::vector<std::string>& inputs : namings) {
+    std::vector<std::string> args = {"report"};
+    args.insert(args.end(), inputs.begin(), inputs.end());
+    args.insert(args.end(), {"--quiet", "--width", "100"});
+    RunResult r = Run(args);
+    ASSERT_EQ(r.exit_code, 0) << inputs[0] << "\n" << r.err;
+    EXPECT_EQ(WithoutTitle(r.out), expected_report_) << inputs[0];
+    if (inputs.size() > 1) {
+      EXPECT_THAT(r.err, HasSubstr("job_part2 is a part of run job, read already"));
+    } else if (absl::StrContains(inputs[0], "_part")) {
+      EXPECT_THAT(r.err, HasSubstr("job_part2 is a part of run job, which is read whole"));
+    }
+  }
+}
+
+TEST_F(SplitRunTest, InspectShowsEachHostOnceWithItsParts) {
+  RunResult r = Run({"inspect", profile_ + "job_part2", "--quiet"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  // One section per host, each its part 1 read with the others.
+  size_t sections = 0;
+  for (size_t at = r.out.find("split for TensorBoard: part 1 of "); at != std::string::npos;
+       at = r.out.find("split for TensorBoard: part 1 of ", at + 1)) {
+    ++sections;
+  }
+  EXPECT_EQ(sections, 2u) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("job_part1/resnet50_v100_dataloader_workers0.xplane.pb"));
+  EXPECT_THAT(r.out, HasSubstr("job_part1/resnet50_v100_dataloader_workers4.xplane.pb"));
+}
+
+TEST_F(SplitRunTest, DiffOfTheSplitRunAndTheWholeOneFindsTheSameSteps) {
+  RunResult r = Run({"diff", dir_ + "/whole", profile_ + "job_part1", "--quiet", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  RunResult same = Run({"diff", dir_ + "/whole", dir_ + "/whole", "--quiet", "--json"});
+  ASSERT_EQ(same.exit_code, 0) << same.err;
+  // Only the names of the inputs differ from comparing the run with itself.
+  std::string a = r.out, b = same.out;
+  for (std::string* s : {&a, &b}) {
+    for (const std::string& name : {profile_ + "job_part1", dir_ + "/whole"}) {
+      for (size_t at = s->find(name); at != std::string::npos; at = s->find(name)) {
+        s->replace(at, name.size(), "INPUT");
+      }
+    }
+  }
+  EXPECT_EQ(a, b);
 }
 
 }  // namespace

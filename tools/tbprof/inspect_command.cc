@@ -11,6 +11,7 @@
 #include "tools/tbprof/shared_flags.h"
 #include "converters/views/diagnosis/inspect_diagnosis.h"
 #include "tools/tbprof/trace_inputs.h"
+#include "tools/tbprof/view_inputs.h"
 
 namespace tbprof::cli {
 
@@ -74,11 +75,12 @@ int RunInspect(const std::vector<std::string>& args) {
   if (absl::Status status = ApplyLoadFlags(load, &base_load_options); !status.ok()) {
     return ReportUsageError(kName, status.message());
   }
-  absl::StatusOr<std::vector<std::string>> files = ExpandInputs(inputs);
+  // Runs split into part runs are read whole, each host once (view_inputs.h).
+  absl::StatusOr<std::vector<ViewSource>> files = ResolveViewInputs(inputs);
   if (!files.ok()) return ReportFailure(files.status());
 
   for (size_t i = 0; i < files->size(); ++i) {
-    const std::string& path = (*files)[i];
+    const std::string& path = (*files)[i].path;
     ProgressReporter::Options progress_options;
     progress_options.mode = load.quiet ? ProgressReporter::Mode::kQuiet : ProgressReporter::Mode::kAuto;
     ProgressReporter progress(absl::StrCat("reading ", path), std::move(progress_options));
@@ -86,7 +88,7 @@ int RunInspect(const std::vector<std::string>& args) {
     load_options.progress = [&progress](uint64_t done, uint64_t total) {
       progress.Update(done, total);
     };
-    absl::StatusOr<LoadedInput> loaded = LoadInput(path, load_options);
+    absl::StatusOr<LoadedInput> loaded = LoadViewSource((*files)[i], load_options);
     progress.Finish();
     if (!loaded.ok()) return ReportFailure(loaded.status());
 
@@ -97,6 +99,11 @@ int RunInspect(const std::vector<std::string>& args) {
     } else {
       std::string title = absl::StrCat(path, " (", InputFormatName(loaded->format), ", ",
                                        FormatBytes(loaded->file_bytes), ")");
+      if (const size_t more = (*files)[i].more_parts.size(); more > 0) {
+        absl::StrAppend(&title, "\nsplit for TensorBoard: part 1 of ", more + 1,
+                        ", read with its other parts as one profile (last: ",
+                        (*files)[i].more_parts.back(), ")");
+      }
       if (loaded->json_summary) {
         const converters::ChromeJsonSummary& s = *loaded->json_summary;
         absl::StrAppend(&title, "\ntrace events: ", FormatCount(s.events_read), " read, ",

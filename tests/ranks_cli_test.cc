@@ -179,6 +179,17 @@ TEST_F(RanksCliTest, ReportGoesOnPastABadRank) {
   EXPECT_EQ(strict.out, "");
 }
 
+TEST_F(RanksCliTest, ADuplicateRankIsNamedInOneLine) {
+  std::filesystem::remove(bad_rank_);
+  std::filesystem::copy_file(kDlrm + "/" + bad_rank_.substr(bad_rank_.rfind('/') + 1),
+                             ranks_ + "/zz_rank3_again.pt.trace.json.gz");
+  std::filesystem::copy_file(kDlrm + "/" + bad_rank_.substr(bad_rank_.rfind('/') + 1), bad_rank_);
+  RunResult r = Run({"report", ranks_, "--quiet", "--width", "100"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("duplicate rank ids: rank 3 (worker3_step_12.1694128201557,"));
+  EXPECT_THAT(r.out, HasSubstr("zz_rank3_again)"));
+}
+
 // Two ranks, each split by `convert` into part runs: every reader sees the
 // job whole, each rank once, however the run is named.
 class SplitRunTest : public CliProcessTest {

@@ -248,6 +248,36 @@ TEST_F(SplitRunTest, ReportSeesTheWholeJobFromTheLogdirTheRunOrAnyPart) {
   }
 }
 
+// Every host is split by its own size, so one process per rank gives the
+// layout of one process for the directory.
+TEST_F(SplitRunTest, RanksConvertedBySeparateProcessesSplitAsOneProcess) {
+  std::vector<std::string> one_process = {}, per_rank = {};
+  for (const std::string& trace : traces_) {
+    RunResult r = Run({"convert", trace, "--logdir", dir_ + "/separate", "--run", "job",
+                       "--quiet", "--no-views", "--tensorboard-budget-mb", "140"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+  }
+  for (const std::string& run : Entries(profile_)) {
+    for (const std::string& file : Entries(profile_ + run)) one_process.push_back(run + "/" + file);
+    const std::string other = dir_ + "/separate/plugins/profile/" + run;
+    for (const std::string& file : Entries(other)) per_rank.push_back(run + "/" + file);
+  }
+  EXPECT_EQ(per_rank, one_process);
+  EXPECT_GE(one_process.size(), 6u);
+}
+
+TEST_F(SplitRunTest, ConvertAndInspectSayWhatAllHostsNeed) {
+  RunResult r = Run({"convert", traces_[0], traces_[1], "--logdir", dir_ + "/again", "--run",
+                     "job", "--no-views"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("TensorBoard, this run of 2 hosts ("));
+  EXPECT_THAT(r.out, HasSubstr("the trace viewer of ALL_HOSTS ~"));
+  EXPECT_THAT(r.out, HasSubstr("tbprof report " + dir_ + "/again (its distributed view"));
+  RunResult inspect = Run({"inspect", dir_ + "/tb", "--quiet"});
+  ASSERT_EQ(inspect.exit_code, 0) << inspect.err;
+  EXPECT_THAT(inspect.out, HasSubstr("TensorBoard, this run of 2 hosts ("));
+}
+
 TEST_F(SplitRunTest, InspectShowsEachHostOnceWithItsParts) {
   RunResult r = Run({"inspect", profile_ + "job_part2", "--quiet"});
   ASSERT_EQ(r.exit_code, 0) << r.err;

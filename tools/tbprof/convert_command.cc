@@ -1,6 +1,7 @@
 // tbprof convert: traces -> <logdir>/plugins/profile/<run>/<host>.xplane.pb
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -12,6 +13,7 @@
 #include "src/base/progress.h"
 #include "src/logdir/profile_logdir.h"
 #include "tools/tbprof/commands.h"
+#include "tools/convert/all_hosts_needs.h"
 #include "tools/convert/convert_malloc.h"
 #include "tools/convert/convert_split.h"
 #include "tools/convert/convert_split_stage.h"
@@ -76,8 +78,8 @@ Flags:
   --tensorboard-budget-mb N
                            split a host whose file TensorBoard would need more
                            than N MiB of RAM to open into runs RUN_part1,
-                           RUN_part2, ... of whole steps (default 8192;
-                           0 = never split; see below)
+                           RUN_part2, ... of whole steps (default 8192, per
+                           host; 0 = never split; see below)
   --no-views               skip the precomputed view files (see below)
   --strict                 with several inputs, publish nothing if one fails
                            (default: name it, convert the others; exit 4)
@@ -101,7 +103,11 @@ TensorBoard's profile plugin (xprof) needs about 30x the size of an
 xplane.pb in RAM (docs/tensorboard_limits.md). When a host's file would need
 more than the budget, convert splits it at step boundaries (by time if it
 has no steps) into runs RUN_part1, RUN_part2, ... that each open on their
-own, and says so. The hosts of a run share its budget.
+own, and says so. The budget is per host: TensorBoard reads one host's file
+for a host's tools, so only the hosts over it are split, and ranks converted
+by separate processes (one per rank) split as one process would. For a run
+of several hosts convert also says what xprof's views of all hosts at once
+need, and which cannot open; `tbprof report` gives the view across ranks.
 
 Next to each HOST.xplane.pb go the views that TensorBoard profile plugins
 up to 2.19 read instead of XSpace: HOST.overview_page.pb, .input_pipeline.pb,
@@ -231,7 +237,6 @@ int RunConvert(const std::vector<std::string>& args) {
   // one writer per run, all published with the main run.
   TensorBoardBudget budget;
   budget.budget_mb = flags.tensorboard_budget_mb;
-  budget.hosts_in_run = static_cast<int64_t>(files->size());
   PartRunWriters part_writers(flags.logdir, run, writer_options);
   std::vector<SplitReport> splits;
   std::vector<std::string> split_hosts;
@@ -375,6 +380,24 @@ int RunConvert(const std::vector<std::string>& args) {
     std::fputs(FormatConvertSummary(flags.logdir, run, (*writer)->run_dir(), reports).c_str(),
                stdout);
     std::fputs(FormatSplitReports(splits).c_str(), stdout);
+  }
+  if (!flags.load.quiet && reports.size() > 1) {
+    // What TensorBoard opens of a split host is its largest part.
+    std::vector<uint64_t> host_bytes;
+    size_t next = 0;
+    for (const HostReport& report : reports) {
+      uint64_t bytes = report.output_bytes;
+      if (next < splits.size() && splits[next].host == report.host) {
+        bytes = 0;
+        for (const SplitReport::Part& part : splits[next].parts) bytes = std::max(bytes, part.bytes);
+        ++next;
+      }
+      host_bytes.push_back(bytes);
+    }
+    std::fputs(FormatAllHostsNeeds(EstimateAllHostsNeeds(host_bytes), budget.budget_bytes(),
+                                   flags.logdir)
+                   .c_str(),
+               stdout);
   }
   if (!failed_inputs.empty()) {
     std::fputs(FormatFailedInputs(files->size(), failed_inputs).c_str(), stderr);

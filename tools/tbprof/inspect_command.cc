@@ -6,6 +6,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "src/base/progress.h"
+#include "src/xplane/xspace_split.h"
+#include "tools/convert/all_hosts_needs.h"
+#include "tools/convert/convert_split.h"
 #include "tools/tbprof/commands.h"
 #include "tools/tbprof/flags.h"
 #include "tools/tbprof/shared_flags.h"
@@ -36,8 +39,11 @@ why: no GPU plane, no kernel_details on GPU events, no step marker
 correlation_id, no MemoryAllocation/MemoryDeallocation events.
 
 Inputs are the same as for `tbprof convert` (JSON traces are converted in
-memory first, so what you see is what convert would write). Nothing is
-written.
+memory first, so what you see is what convert would write), and runs of a
+log directory: a run split for TensorBoard (RUN_part1..N) is read whole,
+each host once. Nothing is written. With several hosts, the text ends with
+what TensorBoard's views of one host and of all hosts at once will need
+(default budget), and which cannot open.
 
 Flags:
   --json                   one JSON object per input instead of text
@@ -79,6 +85,8 @@ int RunInspect(const std::vector<std::string>& args) {
   absl::StatusOr<std::vector<ViewSource>> files = ResolveViewInputs(inputs);
   if (!files.ok()) return ReportFailure(files.status());
 
+  std::vector<uint64_t> host_file_bytes;
+  const uint64_t budget_bytes = static_cast<uint64_t>(kDefaultTensorBoardBudgetMb) << 20;
   for (size_t i = 0; i < files->size(); ++i) {
     const std::string& path = (*files)[i].path;
     ProgressReporter::Options progress_options;
@@ -125,6 +133,19 @@ int RunInspect(const std::vector<std::string>& args) {
       if (i + 1 < files->size()) text += "\n";
     }
     std::fputs(text.c_str(), stdout);
+    // What TensorBoard opens of the host: its file, or one of its parts.
+    const size_t parts = (*files)[i].more_parts.size() + 1;
+    host_file_bytes.push_back(loaded->format == InputFormat::kXSpace && parts == 1
+                                  ? loaded->file_bytes
+                                  : xplane::EstimateXSpaceWireBytes(loaded->space) / parts);
+  }
+  if (!json && host_file_bytes.size() > 1) {
+    std::string where;
+    for (const std::string& input : inputs) absl::StrAppend(&where, where.empty() ? "" : " ", input);
+    std::fputs(absl::StrCat("\n", FormatAllHostsNeeds(EstimateAllHostsNeeds(host_file_bytes),
+                                                      budget_bytes, where))
+                   .c_str(),
+               stdout);
   }
   return kExitOk;
 }

@@ -142,6 +142,23 @@ TEST_F(RanksCliTest, ConvertLeavesOutABadRankAndPublishesTheOthers) {
   EXPECT_THAT(report.out, HasSubstr("7 ranks of 8"));
 }
 
+TEST_F(RanksCliTest, ARankWithoutEventsIsLeftOutWithNothingStaged) {
+  const std::string empty = ranks_ + "/worker8_empty.pt.trace.json";
+  std::ofstream(empty) << R"({"traceEvents": []})";
+  std::filesystem::remove(bad_rank_);
+  const std::string logdir = dir_ + "/tb";
+  RunResult r = Run({"convert", ranks_, "--logdir", logdir, "--run", "job", "--quiet"});
+  EXPECT_EQ(r.exit_code, 4) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("skipped " + empty + ": no trace events to convert"));
+  int xplanes = 0;
+  for (const std::string& name : Entries(logdir + "/plugins/profile/job")) {
+    EXPECT_NE(name[0], '.') << "a staged file was left: " << name;
+    EXPECT_FALSE(absl::StartsWith(name, "worker8_empty")) << name;
+    xplanes += absl::EndsWith(name, ".xplane.pb");
+  }
+  EXPECT_EQ(xplanes, 7);
+}
+
 TEST_F(RanksCliTest, ConvertStrictPublishesNothing) {
   const std::string logdir = dir_ + "/tb";
   RunResult r = Run({"convert", ranks_, "--logdir", logdir, "--run", "job", "--strict"});

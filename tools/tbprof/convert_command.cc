@@ -177,6 +177,15 @@ absl::Status CheckSomethingConverted(const LoadedInput& input, const XSpaceDiagn
   return absl::InvalidArgumentError(absl::StrCat(message, ")"));
 }
 
+bool HasEvents(const xplane::XSpaceData& space) {
+  for (const xplane::Plane& plane : space.planes) {
+    for (const xplane::Line& line : plane.lines) {
+      if (!line.events.empty()) return true;
+    }
+  }
+  return false;
+}
+
 int RunConvert(const std::vector<std::string>& args) {
   ConvertFlags flags;
   FlagSet flag_set;
@@ -284,7 +293,9 @@ int RunConvert(const std::vector<std::string>& args) {
     // the xplane.pb (both only read the space); the trace-viewer JSON goes
     // straight into its staged file.
     std::unique_ptr<views::PrecomputedViewsJob> views_job;
-    if (!flags.no_views) {
+    // An input without events fails below; no views are started for it, so
+    // skipping it leaves nothing staged.
+    if (!flags.no_views && HasEvents(loaded->space)) {
       views_job = views::PrecomputedViewsJob::StartStaging(loaded->space, report.host,
                                                            writer->get(), {}, {}, timings);
     }
@@ -295,7 +306,7 @@ int RunConvert(const std::vector<std::string>& args) {
     }
     if (absl::Status status = CheckSomethingConverted(*loaded, diagnosis); !status.ok()) {
       if (!keep_going) return ReportFailure(status);
-      views_job.reset();  // Deletes its staged trace file.
+      views_job.reset();  // Waits for it; its staged trace file is deleted.
       skip_input(status);
       continue;
     }

@@ -21,6 +21,15 @@ each profiling cycle appears as one run, `<dir>/plugins/profile/<run>/`, with
 is removed afterwards (keep_trace=True keeps it where torch's handler would
 have put it). On failure the logdir is left as it was and TbprofError names it.
 
+In a distributed job (torchrun, Slurm: RANK or SLURM_PROCID set) every rank
+converts its own trace at the end of each cycle, in parallel, into one shared
+run: the default worker name is `<hostname>_rank<RANK>` and the default run
+is $TBPROF_RUN, else one the ranks share (`slurm_<SLURM_JOB_ID>`, or
+`torchrun_<TORCHELASTIC_RUN_ID>`), else the local time. Each rank is split
+for TensorBoard by its own size, so the run is what `tbprof convert` of all
+ranks' traces in one process would write (examples/torchrun_profile.py,
+docs/python.md).
+
 This module does not import torch; the profiler hands the handler its `prof`.
 """
 
@@ -33,6 +42,28 @@ import tempfile
 import time
 
 from tbprof._paths import TbprofError, binary_path
+
+
+def _job_rank():
+  """The rank of this process in a torchrun or Slurm job, else None."""
+  for var in ('RANK', 'SLURM_PROCID'):
+    value = os.environ.get(var, '')
+    if value.isdigit():
+      return int(value)
+  return None
+
+
+def _job_run():
+  """A run name every rank of this job computes alike, else None."""
+  if os.environ.get('TBPROF_RUN'):
+    return os.environ['TBPROF_RUN']
+  if os.environ.get('SLURM_JOB_ID', '').isdigit():
+    return f"slurm_{os.environ['SLURM_JOB_ID']}"
+  run_id = os.environ.get('TORCHELASTIC_RUN_ID', '')
+  if run_id and run_id != 'none' and _job_rank() is not None:
+    safe = ''.join(c if c.isalnum() or c in '-_.' else '_' for c in run_id)
+    return f'torchrun_{safe}'
+  return None
 
 
 def _last_error_line(stderr):
@@ -56,7 +87,7 @@ class TensorboardTraceHandler:
     self.logdir = os.fspath(dir_name)
     self.worker_name = worker_name
     self.use_gzip = use_gzip
-    self.run = run
+    self.run = run if run is not None else _job_run()
     self.keep_trace = keep_trace
     self.tbprof = os.fspath(tbprof) if tbprof is not None else None
     self.runs = []
@@ -83,7 +114,9 @@ class TensorboardTraceHandler:
 
   def __call__(self, prof):
     if not self.worker_name:
-      self.worker_name = f'{socket.gethostname()}_{os.getpid()}'
+      rank = _job_rank()
+      self.worker_name = (f'{socket.gethostname()}_rank{rank}' if rank is not None else
+                          f'{socket.gethostname()}_{os.getpid()}')
     tbprof = self.tbprof or binary_path()
     run = self._run_name()
     suffix = '.pt.trace.json.gz' if self.use_gzip else '.pt.trace.json'
@@ -120,12 +153,14 @@ def tensorboard_trace_handler(dir_name, worker_name=None, use_gzip=False, *, run
   Args:
     dir_name: the TensorBoard log directory (created if missing).
     worker_name: host name of the files, `<worker>.xplane.pb`; default
+      `<hostname>_rank<RANK>` in a torchrun or Slurm job, else
       `<hostname>_<pid>`, as torch's handler names its files.
     use_gzip: export the intermediate Kineto trace gzip-compressed (and keep it
       so with keep_trace).
-    run: base run name (see TensorboardTraceHandler._run_name); default: the
-      local time of each cycle. Give the same `run` on every rank of a job to
-      put the ranks side by side in one run.
+    run: base run name (see TensorboardTraceHandler._run_name); default:
+      $TBPROF_RUN, else in a Slurm or torchrun job a name its ranks share
+      (`slurm_<job id>`, `torchrun_<run id>`), else the local time of each
+      cycle. The ranks of a job that share `run` are side by side in one run.
     keep_trace: also keep the Kineto trace as
       `<dir_name>/<worker>.<ns>.pt.trace.json[.gz]`, as torch's handler would.
     tbprof: the tbprof executable (default: $TBPROF, else the packaged one).

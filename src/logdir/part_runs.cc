@@ -38,6 +38,13 @@ bool IsPartRunName(absl::string_view name, absl::string_view run) {
                                       [](char c) { return absl::ascii_isdigit(c); });
 }
 
+std::string BaseRunOfPartRun(absl::string_view name) {
+  const size_t at = name.rfind("_part");
+  if (at == absl::string_view::npos || at == 0) return "";
+  const absl::string_view base = name.substr(0, at);
+  return IsPartRunName(name, base) ? std::string(base) : "";
+}
+
 absl::StatusOr<std::vector<std::string>> ListPartRuns(absl::string_view logdir,
                                                       absl::string_view run) {
   const std::string profile_dir = ProfileDirectory(logdir);

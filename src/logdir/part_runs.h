@@ -21,6 +21,10 @@ namespace tbprof::logdir {
 // True if `name` is "<run>_part" followed by one or more ASCII digits.
 bool IsPartRunName(absl::string_view name, absl::string_view run);
 
+// The run that `name` is a part run of ("r" for "r_part2"), or "" when
+// `name` does not end in "_part" and digits (or is nothing else).
+std::string BaseRunOfPartRun(absl::string_view name);
+
 // The names of the part runs of `run` that are directories in
 // <logdir>/plugins/profile, sorted. Empty when that directory does not
 // exist. Errors: kUnavailable (or kPermissionDenied) listing it, naming it.

@@ -53,6 +53,15 @@ TEST(PartRunNameTest, RunPartDigits) {
   EXPECT_FALSE(IsPartRunName("q_part1", "r"));
 }
 
+TEST(PartRunNameTest, BaseRunOfPartRun) {
+  EXPECT_EQ(BaseRunOfPartRun("r_part1"), "r");
+  EXPECT_EQ(BaseRunOfPartRun("2025_01_31_part_part07"), "2025_01_31_part");
+  EXPECT_EQ(BaseRunOfPartRun("r_part"), "");
+  EXPECT_EQ(BaseRunOfPartRun("r_part1x"), "");
+  EXPECT_EQ(BaseRunOfPartRun("_part1"), "");
+  EXPECT_EQ(BaseRunOfPartRun("r"), "");
+}
+
 TEST_F(PartRunsTest, ListsOnlyPartRunDirectoriesSorted) {
   EXPECT_THAT(*ListPartRuns(logdir_, "r"), IsEmpty());  // No plugins/profile yet.
   File("r_part2", "h.xplane.pb");

@@ -9,6 +9,7 @@
 #include "gtest/gtest.h"
 #include "proto/xplane.pb.h"
 #include "src/xplane/xspace_builder.h"
+#include "src/xplane/xspace_merge.h"
 #include "src/xplane/xspace_io.h"
 #include "src/xplane/xspace_visitor.h"
 
@@ -315,6 +316,57 @@ TEST(XSpaceSplitTest, StepOverTheLimitFallsBackToTime) {
   }
   std::sort(all.begin(), all.end());
   EXPECT_EQ(all, Events(space));
+}
+
+// Parts written to files and read back merge into the space they were cut
+// from: every event once, in order, the session's span, no part warning.
+TEST(XSpaceMergeTest, PartsReadBackMergeIntoTheWhole) {
+  for (bool with_roots : {true, false}) {
+    XSpaceData space = MakeSpace(12, with_roots);
+    XSpaceSplit split = XSpaceSplit::Plan(space, EstimateXSpaceWireBytes(space) / 3);
+    ASSERT_GE(split.num_parts(), 3u);
+    std::vector<XSpaceData> parts;
+    for (size_t i = 0; i < split.num_parts(); ++i) {
+      absl::StatusOr<XSpaceData> read =
+          ParseXSpaceData(SerializeXSpaceData(split.ExtractPart(i)), "part");
+      ASSERT_TRUE(read.ok()) << read.status();
+      parts.push_back(*std::move(read));
+    }
+    absl::StatusOr<XSpaceData> merged = MergeXSpaceParts(std::move(parts));
+    ASSERT_TRUE(merged.ok()) << merged.status();
+    EXPECT_EQ(Events(*merged), Events(space));
+    EXPECT_EQ(merged->warnings, space.warnings);
+    EXPECT_EQ(merged->hostnames, space.hostnames);
+    EXPECT_EQ(TaskEnvStat(*merged, StatType::kProfileStartTime),
+              TaskEnvStat(space, StatType::kProfileStartTime));
+    EXPECT_EQ(TaskEnvStat(*merged, StatType::kProfileStopTime),
+              TaskEnvStat(space, StatType::kProfileStopTime));
+    ExpectValidMetadata(*merged);
+    for (const Plane& plane : merged->planes) {
+      for (const Line& line : plane.lines) {
+        for (size_t i = 1; i < line.events.size(); ++i) {
+          ASSERT_LE(line.events[i - 1].offset_ps, line.events[i].offset_ps);
+        }
+      }
+    }
+  }
+}
+
+TEST(XSpaceMergeTest, RefusesSpacesThatAreNotPartsOfOneProfile) {
+  EXPECT_FALSE(MergeXSpaceParts({}).ok());
+  XSpaceData a = MakeSpace(2);
+  XSpaceData b;
+  XSpaceBuilder builder(&b);
+  XPlaneBuilder* host = builder.GetOrCreatePlane(kHostThreadsPlaneName);
+  host->GetOrCreateEventMetadata("something else");  // Id 1, another name.
+  host->GetOrCreateLine(1)->AddEvent(0, 0, 1);
+  std::vector<XSpaceData> parts;
+  parts.push_back(std::move(a));
+  parts.push_back(std::move(b));
+  absl::StatusOr<XSpaceData> merged = MergeXSpaceParts(std::move(parts));
+  ASSERT_FALSE(merged.ok());
+  EXPECT_NE(merged.status().message().find("not parts of one profile"), std::string::npos)
+      << merged.status();
 }
 
 }  // namespace

@@ -278,3 +278,27 @@ print(h.runs)
   paths = sorted(logdir.glob('plugins/profile/*/w.xplane.pb'))
   assert len(paths) == 1
   assert 'overview_page' in conftest.xprof_tool_names(paths)
+
+
+def test_torchrun_ranks_convert_in_parallel_into_one_run(tmp_path):
+  """examples/torchrun_profile.py under torchrun, 2 local processes: each rank
+  converts its own trace into the run the ranks share, and `tbprof report` of
+  the logdir sees both ranks once."""
+  torchrun = pathlib.Path(sys.executable).parent / 'torchrun'
+  if not torchrun.exists():
+    pytest.skip(f'no {torchrun}')
+  logdir = tmp_path / 'tb'
+  env = dict(os.environ, TBPROF=str(conftest.TBPROF), OMP_NUM_THREADS='1')
+  env.pop('TBPROF_RUN', None)
+  proc = subprocess.run(
+      [str(torchrun), '--standalone', '--nproc-per-node', '2',
+       str(REPO / 'examples' / 'torchrun_profile.py'), '--logdir', str(logdir)],
+      capture_output=True, text=True, env=env, timeout=300, check=False)
+  assert proc.returncode == 0, proc.stdout + proc.stderr
+  runs = sorted(p.name for p in (logdir / 'plugins' / 'profile').iterdir())
+  assert len(runs) == 1 and runs[0].startswith('torchrun_'), runs
+  import socket  # pylint: disable=import-outside-toplevel
+  hosts = sorted(p.name for p in (logdir / 'plugins' / 'profile' / runs[0]).glob('*.xplane.pb'))
+  assert hosts == [f'{socket.gethostname()}_rank{r}.xplane.pb' for r in (0, 1)]
+  report = conftest.run_tbprof('report', logdir, '--quiet', '--json')
+  assert len(json.loads(report.stdout)['hosts']) == 2

@@ -20,6 +20,10 @@ machine down.
       --trace ../shared/testdata/kineto/resnet50_v100_dataloader_workers0.pt.trace.json.gz \
       --scales 1,10,100 --workdir /tmp/tbprof-xprof-mem --json /tmp/xprof_mem.json
 
+  # A run of N hosts (N links to the file, hosts h0..h(N-1)): what a tool
+  # request for ALL_HOSTS (every file) and for one host (one file) needs:
+  xprof_memory.py --hosts 1,4,16 --request all,one a.xplane.pb
+
 Prints a Markdown table (docs/tensorboard_limits.md holds the figures); --json
 writes the raw records.
 """
@@ -47,11 +51,11 @@ t0 = time.monotonic()
 from xprof.convert import raw_to_tool_data as r
 t1 = time.monotonic()
 rss_import_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-path, tool = sys.argv[1], sys.argv[2]
+paths, tool = sys.argv[1].split('\n'), sys.argv[2]
 params = {'use_saved_result': False}
 if tool.startswith('trace_viewer'):
   params['trace_viewer_options'] = {}
-data, _ = r.xspace_to_tool_data([path], tool, params)
+data, _ = r.xspace_to_tool_data(paths, tool, params)
 t2 = time.monotonic()
 print(json.dumps({'import_s': t1 - t0, 'tool_s': t2 - t1, 'rss_import_kb': rss_import_kb,
                   'output_bytes': len(data) if data is not None else -1}))
@@ -69,18 +73,26 @@ def _rss_kb(pid):
   return 0
 
 
-def measure(python, xplane, tool, limit_gb, timeout_s):
-  """Runs one tool on a private copy of `xplane`; returns a record dict."""
+def measure(python, xplane, tool, limit_gb, timeout_s, hosts=1, request='all'):
+  """Runs one tool on a private copy of `xplane` (`hosts` copies in one run,
+  all of them given to the tool when `request` is 'all', the first when
+  'one'); returns a record dict."""
   limit_kb = int(limit_gb * 1024 * 1024)
-  record = {'file': str(xplane), 'tool': tool, 'xplane_bytes': os.path.getsize(xplane)}
+  record = {'file': str(xplane), 'tool': tool, 'xplane_bytes': os.path.getsize(xplane),
+            'hosts': hosts, 'request': request}
   with tempfile.TemporaryDirectory(prefix='xprof-mem-') as tmp:
     run_dir = pathlib.Path(tmp) / 'plugins' / 'profile' / 'run'
     run_dir.mkdir(parents=True)
-    copy = run_dir / pathlib.Path(xplane).name
-    try:
-      os.link(xplane, copy)  # xprof only reads it; caches go beside it.
-    except OSError:
-      shutil.copyfile(xplane, copy)
+    copies = []
+    for h in range(hosts):
+      copy = run_dir / (pathlib.Path(xplane).name if hosts == 1 else f'h{h}.xplane.pb')
+      try:
+        os.link(xplane, copy)  # xprof only reads it; caches go beside it.
+      except OSError:
+        shutil.copyfile(xplane, copy)
+      copies.append(str(copy))
+    if request == 'one':
+      copies = copies[:1]
 
     def limit_child():
       # Address space: generous (virtual reservations exceed RSS), the
@@ -92,7 +104,7 @@ def measure(python, xplane, tool, limit_gb, timeout_s):
     out_path = pathlib.Path(tmp) / 'child.out'
     start = time.monotonic()
     with open(out_path, 'w') as out:
-      proc = subprocess.Popen([python, '-c', CHILD, str(copy), tool], stdout=out,
+      proc = subprocess.Popen([python, '-c', CHILD, '\n'.join(copies), tool], stdout=out,
                               stderr=subprocess.STDOUT, preexec_fn=limit_child)
     killed = {'why': None, 'max_polled_kb': 0}
 
@@ -194,6 +206,11 @@ def main():
   parser.add_argument('--scales', help='e.g. 1,10,100: make and convert scaled traces first')
   parser.add_argument('--workdir', default='/tmp/tbprof-xprof-mem')
   parser.add_argument('--json', help='write the records here')
+  parser.add_argument('--hosts', default='1',
+                      help='e.g. 1,4,16: runs of that many hosts, each a link to the file')
+  parser.add_argument('--request', default='all',
+                      help="all (every host's file, as for ALL_HOSTS), one (one host's file), "
+                           'or both: all,one')
   args = parser.parse_args()
 
   xplanes = [pathlib.Path(p) for p in args.xplanes]
@@ -205,12 +222,15 @@ def main():
     parser.error('no xplane.pb given')
 
   records = []
-  print('| xplane.pb | events | tool | peak RSS | RSS / file | wall | result |')
-  print('|---|---|---|---|---|---|---|')
+  print('| xplane.pb | events | hosts | request | tool | peak RSS | RSS / file | wall | result |')
+  print('|---|---|---|---|---|---|---|---|---|')
+  runs = [(int(h), q) for h in args.hosts.split(',') for q in args.request.split(',')]
   for xplane in xplanes:
     events = count_events(args.tbprof, xplane)
-    for tool in args.tools.split(','):
-      rec = measure(args.python, xplane, tool, args.limit_gb, args.timeout_s)
+    for (hosts, request), tool in [(r, t) for r in runs for t in args.tools.split(',')]:
+      if hosts == 1 and request == 'one' and ('all' in args.request.split(',')):
+        continue  # The same as 'all' for one host.
+      rec = measure(args.python, xplane, tool, args.limit_gb, args.timeout_s, hosts, request)
       rec['events'] = events
       records.append(rec)
       mb = rec['xplane_bytes'] / 1e6
@@ -219,7 +239,8 @@ def main():
       label = (f'{xplane.parents[3].name}/{xplane.parent.name}/{xplane.name}'
                if len(xplane.parents) > 3 else str(xplane))
       print(f'| {label} {mb:.1f} MB '
-            f'| {events if events is not None else "?"} | {tool} | {rss_gb:.2f} GB '
+            f'| {events if events is not None else "?"} | {hosts} | {request} | {tool} '
+            f'| {rss_gb:.2f} GB '
             f'| {ratio:.1f} | {rec["wall_s"]:.1f} s | {rec["result"]} |', flush=True)
       if args.json:
         pathlib.Path(args.json).write_text(json.dumps(records, indent=1))

@@ -15,7 +15,7 @@ namespace tbprof::cli {
 
 uint64_t TensorBoardBudget::max_file_bytes() const {
   if (budget_mb <= 0) return 0;
-  return MaxXPlaneBytesForBudget(budget_bytes(), hosts_in_run);
+  return MaxXPlaneBytesForBudget(budget_bytes(), 1);
 }
 
 std::string CheckTensorBoardBudgetFlag(int64_t mb) {

@@ -24,12 +24,13 @@
 
 namespace tbprof::cli {
 
-// The budget of one run.
+// The budget of each host's file: a tool request for one host reads that
+// host's file only, so each host opens within the budget however many hosts
+// the run has (all_hosts_needs.h says what the all-hosts views need), and
+// processes converting ranks separately split them as one process would.
 struct TensorBoardBudget {
   // --tensorboard-budget-mb; 0 = never split.
   int64_t budget_mb = kDefaultTensorBoardBudgetMb;
-  // Hosts sharing the run's budget (MaxXPlaneBytesForBudget()).
-  int64_t hosts_in_run = 1;
 
   uint64_t budget_bytes() const { return static_cast<uint64_t>(budget_mb) << 20; }
   // The largest xplane.pb staged whole; 0 = no limit.

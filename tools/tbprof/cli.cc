@@ -59,7 +59,8 @@ void PrintMainHelp(FILE* out) {
       "  tbprof capture localhost:8466 --logdir tb             # the same capture, from the command line\n"
       "  tensorboard --logdir tb                               # open the result\n"
       "\n"
-      "Exit status: 0 success, 1 failure, 2 usage error, 3 diff: slower than --fail-if-slower.\n");
+      "Exit status: 0 success, 1 failure, 2 usage error, 3 diff: slower than --fail-if-slower,\n"
+      "4 some inputs failed (each named on stderr), the others were converted or shown.\n");
   std::fputs(text.c_str(), out);
 }
 

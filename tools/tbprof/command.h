@@ -6,7 +6,8 @@
 // command name, with "--help" already handled by the caller.
 //
 // Exit codes: 0 success, 1 failure (one line on stderr:
-// "tbprof: error: <file>: <what>"), 2 usage error.
+// "tbprof: error: <file>: <what>"), 2 usage error, 3 `diff` slower than its
+// gate, 4 some inputs failed and the others were used (kExitPartial).
 #ifndef TBPROF_TOOLS_TBPROF_COMMAND_H_
 #define TBPROF_TOOLS_TBPROF_COMMAND_H_
 
@@ -21,6 +22,9 @@ namespace tbprof::cli {
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitFailure = 1;
 inline constexpr int kExitUsage = 2;
+// Some inputs of several failed (each named on stderr); the others were
+// converted or shown. `--strict` makes such a failure kExitFailure instead.
+inline constexpr int kExitPartial = 4;
 
 struct CommandSpec {
   const char* name;     // "convert"

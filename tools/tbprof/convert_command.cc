@@ -1,6 +1,7 @@
 // tbprof convert: traces -> <logdir>/plugins/profile/<run>/<host>.xplane.pb
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -12,6 +13,7 @@
 #include "src/base/progress.h"
 #include "src/logdir/profile_logdir.h"
 #include "tools/tbprof/commands.h"
+#include "tools/convert/all_hosts_needs.h"
 #include "tools/convert/convert_malloc.h"
 #include "tools/convert/convert_split.h"
 #include "tools/convert/convert_split_stage.h"
@@ -86,9 +88,11 @@ Flags:
   --tensorboard-budget-mb N
                            split a host whose file TensorBoard would need more
                            than N MiB of RAM to open into runs RUN_part1,
-                           RUN_part2, ... of whole steps (default 8192;
-                           0 = never split; see below)
+                           RUN_part2, ... of whole steps (default 8192, per
+                           host; 0 = never split; see below)
   --no-views               skip the precomputed view files (see below)
+  --strict                 with several inputs, publish nothing if one fails
+                           (default: name it, convert the others; exit 4)
   --threads N              threads for reading a JSON trace: 1 = one thread;
                            N >= 2 = inflate and parse beside the XSpace
                            builder (the output is identical); 0 = automatic
@@ -98,15 +102,22 @@ Flags:
   --timings                print the wall and CPU time of each phase to stderr
   -h, --help               this text
 
-Either every input converts and all host files appear together, or nothing
-is written: files are staged under hidden names and published at the end.
-Existing host files are never replaced without --force.
+Host files are staged under hidden names and published together at the
+end, so no half-written file ever appears. With several inputs, an input
+that cannot be read or converted (a truncated rank, say) is named on stderr
+with the reason, the other inputs are converted and published, and the exit
+status is 4; with --strict, or with a single input, nothing is written and
+the exit status is 1. Existing host files are never replaced without --force.
 
 TensorBoard's profile plugin (xprof) needs about 30x the size of an
 xplane.pb in RAM (docs/tensorboard_limits.md). When a host's file would need
 more than the budget, convert splits it at step boundaries (by time if it
 has no steps) into runs RUN_part1, RUN_part2, ... that each open on their
-own, and says so. The hosts of a run share its budget.
+own, and says so. The budget is per host: TensorBoard reads one host's file
+for a host's tools, so only the hosts over it are split, and ranks converted
+by separate processes (one per rank) split as one process would. For a run
+of several hosts convert also says what xprof's views of all hosts at once
+need, and which cannot open; `tbprof report` gives the view across ranks.
 
 Next to each HOST.xplane.pb go the views that TensorBoard profile plugins
 up to 2.19 read instead of XSpace: HOST.overview_page.pb, .input_pipeline.pb,
@@ -128,6 +139,7 @@ struct ConvertFlags {
   bool force = false;
   LoadFlags load;  // --max-memory-mb -1: the default (EffectiveMaxMemoryBytes).
   bool no_views = false;
+  bool strict = false;
   bool timings = false;
   int64_t threads = 0;  // 0: automatic (ChromeJsonOptions::threads).
   int64_t tensorboard_budget_mb = kDefaultTensorBoardBudgetMb;
@@ -175,6 +187,15 @@ absl::Status CheckSomethingConverted(const LoadedInput& input, const XSpaceDiagn
   return absl::InvalidArgumentError(absl::StrCat(message, ")"));
 }
 
+bool HasEvents(const xplane::XSpaceData& space) {
+  for (const xplane::Plane& plane : space.planes) {
+    for (const xplane::Line& line : plane.lines) {
+      if (!line.events.empty()) return true;
+    }
+  }
+  return false;
+}
+
 int RunConvert(const std::vector<std::string>& args) {
   ConvertFlags flags;
   FlagSet flag_set;
@@ -184,6 +205,7 @@ int RunConvert(const std::vector<std::string>& args) {
   flag_set.Bool("force", &flags.force);
   AddLoadFlags(&flag_set, &flags.load);
   flag_set.Bool("no-views", &flags.no_views);
+  flag_set.Bool("strict", &flags.strict);
   flag_set.Bool("timings", &flags.timings);
   flag_set.Int64("threads", &flags.threads);
   flag_set.Int64("tensorboard-budget-mb", &flags.tensorboard_budget_mb);
@@ -234,10 +256,18 @@ int RunConvert(const std::vector<std::string>& args) {
   // one writer per run, all published with the main run.
   TensorBoardBudget budget;
   budget.budget_mb = flags.tensorboard_budget_mb;
-  budget.hosts_in_run = static_cast<int64_t>(files->size());
   PartRunWriters part_writers(flags.logdir, run, writer_options);
   std::vector<SplitReport> splits;
   std::vector<std::string> split_hosts;
+  // Inputs that failed to load or convert (with several inputs and no
+  // --strict): named, skipped, and the exit status says so.
+  const bool keep_going = files->size() > 1 && !flags.strict;
+  std::vector<absl::Status> failed_inputs;
+  auto skip_input = [&](const absl::Status& status) {
+    std::fprintf(stderr, "tbprof: error: skipped %s\n",
+                 std::string(status.message()).c_str());
+    failed_inputs.push_back(status);
+  };
   for (size_t i = 0; i < files->size(); ++i) {
     const std::string& path = (*files)[i];
     ProgressReporter::Options progress_options;
@@ -260,7 +290,11 @@ int RunConvert(const std::vector<std::string>& args) {
       loaded = LoadInput(path, load_options);
       progress.Finish();
     }
-    if (!loaded.ok()) return ReportFailure(loaded.status());  // ~RunWriter cleans up.
+    if (!loaded.ok()) {
+      if (!keep_going) return ReportFailure(loaded.status());  // ~RunWriter cleans up.
+      skip_input(loaded.status());
+      continue;
+    }
 
     HostReport report;
     report.host = flags.host.empty() ? namer.Pick(loaded->host_hint, loaded->rank, path)
@@ -269,7 +303,9 @@ int RunConvert(const std::vector<std::string>& args) {
     // the xplane.pb (both only read the space); the trace-viewer JSON goes
     // straight into its staged file.
     std::unique_ptr<views::PrecomputedViewsJob> views_job;
-    if (!flags.no_views) {
+    // An input without events fails below; no views are started for it, so
+    // skipping it leaves nothing staged.
+    if (!flags.no_views && HasEvents(loaded->space)) {
       views_job = views::PrecomputedViewsJob::StartStaging(loaded->space, report.host,
                                                            writer->get(), {}, {}, timings);
     }
@@ -279,7 +315,10 @@ int RunConvert(const std::vector<std::string>& args) {
       diagnosis = DiagnoseXSpace(loaded->space);
     }
     if (absl::Status status = CheckSomethingConverted(*loaded, diagnosis); !status.ok()) {
-      return ReportFailure(status);
+      if (!keep_going) return ReportFailure(status);
+      views_job.reset();  // Waits for it; its staged trace file is deleted.
+      skip_input(status);
+      continue;
     }
 
     report.input_path = path;
@@ -321,6 +360,10 @@ int RunConvert(const std::vector<std::string>& args) {
     }
     reports.push_back(std::move(report));
   }
+  if (reports.empty()) {  // Every input failed: there is nothing to publish.
+    return ReportFailure(absl::InvalidArgumentError(
+        absl::StrCat("none of the ", files->size(), " inputs could be converted")));
+  }
   StaleFilesRemoved stale;
   {
     ScopedPhase phase(timings, "publish");
@@ -358,6 +401,28 @@ int RunConvert(const std::vector<std::string>& args) {
     std::fputs(FormatConvertSummary(flags.logdir, run, (*writer)->run_dir(), reports).c_str(),
                stdout);
     std::fputs(FormatSplitReports(splits).c_str(), stdout);
+  }
+  if (!flags.load.quiet && reports.size() > 1) {
+    // What TensorBoard opens of a split host is its largest part.
+    std::vector<uint64_t> host_bytes;
+    size_t next = 0;
+    for (const HostReport& report : reports) {
+      uint64_t bytes = report.output_bytes;
+      if (next < splits.size() && splits[next].host == report.host) {
+        bytes = 0;
+        for (const SplitReport::Part& part : splits[next].parts) bytes = std::max(bytes, part.bytes);
+        ++next;
+      }
+      host_bytes.push_back(bytes);
+    }
+    std::fputs(FormatAllHostsNeeds(EstimateAllHostsNeeds(host_bytes), budget.budget_bytes(),
+                                   flags.logdir)
+                   .c_str(),
+               stdout);
+  }
+  if (!failed_inputs.empty()) {
+    std::fputs(FormatFailedInputs(files->size(), failed_inputs).c_str(), stderr);
+    return kExitPartial;
   }
   return kExitOk;
 }

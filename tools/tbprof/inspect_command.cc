@@ -6,11 +6,15 @@
 
 #include "absl/strings/str_cat.h"
 #include "src/base/progress.h"
+#include "src/xplane/xspace_split.h"
+#include "tools/convert/all_hosts_needs.h"
+#include "tools/convert/convert_split.h"
 #include "tools/tbprof/commands.h"
 #include "tools/tbprof/flags.h"
 #include "tools/tbprof/shared_flags.h"
 #include "converters/views/diagnosis/inspect_diagnosis.h"
 #include "tools/tbprof/trace_inputs.h"
+#include "tools/tbprof/view_inputs.h"
 
 namespace tbprof::cli {
 
@@ -35,8 +39,11 @@ why: no GPU plane, no kernel_details on GPU events, no step marker
 correlation_id, no MemoryAllocation/MemoryDeallocation events.
 
 Inputs are the same as for `tbprof convert` (JSON traces are converted in
-memory first, so what you see is what convert would write). Nothing is
-written.
+memory first, so what you see is what convert would write), and runs of a
+log directory: a run split for TensorBoard (RUN_part1..N) is read whole,
+each host once. Nothing is written. With several hosts, the text ends with
+what TensorBoard's views of one host and of all hosts at once will need
+(default budget), and which cannot open.
 
 Flags:
   --json                   one JSON object per input instead of text
@@ -74,11 +81,14 @@ int RunInspect(const std::vector<std::string>& args) {
   if (absl::Status status = ApplyLoadFlags(load, &base_load_options); !status.ok()) {
     return ReportUsageError(kName, status.message());
   }
-  absl::StatusOr<std::vector<std::string>> files = ExpandInputs(inputs);
+  // Runs split into part runs are read whole, each host once (view_inputs.h).
+  absl::StatusOr<std::vector<ViewSource>> files = ResolveViewInputs(inputs);
   if (!files.ok()) return ReportFailure(files.status());
 
+  std::vector<uint64_t> host_file_bytes;
+  const uint64_t budget_bytes = static_cast<uint64_t>(kDefaultTensorBoardBudgetMb) << 20;
   for (size_t i = 0; i < files->size(); ++i) {
-    const std::string& path = (*files)[i];
+    const std::string& path = (*files)[i].path;
     ProgressReporter::Options progress_options;
     progress_options.mode = load.quiet ? ProgressReporter::Mode::kQuiet : ProgressReporter::Mode::kAuto;
     ProgressReporter progress(absl::StrCat("reading ", path), std::move(progress_options));
@@ -86,7 +96,7 @@ int RunInspect(const std::vector<std::string>& args) {
     load_options.progress = [&progress](uint64_t done, uint64_t total) {
       progress.Update(done, total);
     };
-    absl::StatusOr<LoadedInput> loaded = LoadInput(path, load_options);
+    absl::StatusOr<LoadedInput> loaded = LoadViewSource((*files)[i], load_options);
     progress.Finish();
     if (!loaded.ok()) return ReportFailure(loaded.status());
 
@@ -97,6 +107,11 @@ int RunInspect(const std::vector<std::string>& args) {
     } else {
       std::string title = absl::StrCat(path, " (", InputFormatName(loaded->format), ", ",
                                        FormatBytes(loaded->file_bytes), ")");
+      if (const size_t more = (*files)[i].more_parts.size(); more > 0) {
+        absl::StrAppend(&title, "\nsplit for TensorBoard: part 1 of ", more + 1,
+                        ", read with its other parts as one profile (last: ",
+                        (*files)[i].more_parts.back(), ")");
+      }
       if (loaded->json_summary) {
         const converters::ChromeJsonSummary& s = *loaded->json_summary;
         absl::StrAppend(&title, "\ntrace events: ", FormatCount(s.events_read), " read, ",
@@ -118,6 +133,19 @@ int RunInspect(const std::vector<std::string>& args) {
       if (i + 1 < files->size()) text += "\n";
     }
     std::fputs(text.c_str(), stdout);
+    // What TensorBoard opens of the host: its file, or one of its parts.
+    const size_t parts = (*files)[i].more_parts.size() + 1;
+    host_file_bytes.push_back(loaded->format == InputFormat::kXSpace && parts == 1
+                                  ? loaded->file_bytes
+                                  : xplane::EstimateXSpaceWireBytes(loaded->space) / parts);
+  }
+  if (!json && host_file_bytes.size() > 1) {
+    std::string where;
+    for (const std::string& input : inputs) absl::StrAppend(&where, where.empty() ? "" : " ", input);
+    std::fputs(absl::StrCat("\n", FormatAllHostsNeeds(EstimateAllHostsNeeds(host_file_bytes),
+                                                      budget_bytes, where))
+                   .c_str(),
+               stdout);
   }
   return kExitOk;
 }

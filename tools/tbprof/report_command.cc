@@ -76,6 +76,8 @@ Flags:
                            default 200x the compressed size, at least 1G)
   --max-memory-mb N        stop when memory use passes N MB (default 80% of RAM)
   --quiet                  no progress display
+  --strict                 fail if one of several inputs fails (default: name
+                           it on stderr, report the others, exit status 4)
   --timings                print the wall and CPU time of each phase (load,
                            each view, rendering) to stderr
   -h, --help               this text
@@ -89,6 +91,7 @@ Examples:
 
 struct ReportFlags {
   ViewFlags view;
+  bool strict = false;
   bool timings = false;
 };
 
@@ -97,6 +100,7 @@ int RunReport(const std::vector<std::string>& args) {
   FlagSet flag_set;
   AddViewFlags(&flag_set, &flags.view);
   flag_set.Bool("timings", &flags.timings);
+  flag_set.Bool("strict", &flags.strict);
   std::vector<std::string> inputs;
   if (absl::Status status = flag_set.Parse(args, &inputs); !status.ok()) {
     return ReportUsageError(kName, status.message());
@@ -112,6 +116,8 @@ int RunReport(const std::vector<std::string>& args) {
   PhaseTimings phase_timings;
   PhaseTimings* timings = flags.timings ? &phase_timings : nullptr;
   input_options.timings = timings;
+  std::vector<absl::Status> failed;
+  if (!flags.strict) input_options.failed = &failed;
   ScopedPhase total_phase(timings, "total");
   absl::StatusOr<views::ReportInput> loaded = LoadViewInputs(inputs, input_options);
   if (!loaded.ok()) return ReportFailure(loaded.status());
@@ -145,6 +151,10 @@ int RunReport(const std::vector<std::string>& args) {
   total_phase.Stop();
   if (timings != nullptr) {
     std::fprintf(stderr, "tbprof: phase timings:\n%s", timings->Format().c_str());
+  }
+  if (!failed.empty()) {
+    std::fputs(FormatFailedInputs(report.hosts.size() + failed.size(), failed).c_str(), stderr);
+    return kExitPartial;
   }
   return kExitOk;
 }

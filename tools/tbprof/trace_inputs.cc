@@ -431,4 +431,18 @@ std::string HostNamer::Pick(absl::string_view hint, int64_t rank, absl::string_v
   return name;
 }
 
+std::string FormatFailedInputs(size_t total, const std::vector<absl::Status>& failed) {
+  if (failed.empty()) return "";
+  std::string text = absl::StrCat("tbprof: ", failed.size(), " of ", total,
+                                  " inputs failed and were left out (--strict: all or nothing):\n");
+  for (const absl::Status& status : failed) {
+    std::string message(status.message());
+    for (char& c : message) {
+      if (c == '\n') c = ' ';
+    }
+    absl::StrAppend(&text, "  ", message, "\n");
+  }
+  return text;
+}
+
 }  // namespace tbprof::cli

@@ -135,6 +135,12 @@ class HostNamer {
   absl::flat_hash_set<std::string> used_;
 };
 
+// The closing lines on stderr of a command that went on past failed inputs
+// (`convert` and `report` of several ranks): "tbprof: N of TOTAL inputs
+// failed and were left out (--strict: all or nothing):" and one indented
+// line per failure, its message (which names the file). "" when none failed.
+std::string FormatFailedInputs(size_t total, const std::vector<absl::Status>& failed);
+
 }  // namespace tbprof::cli
 
 #endif  // TBPROF_TOOLS_TBPROF_TRACE_INPUTS_H_

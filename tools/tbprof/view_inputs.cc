@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <cstdio>
 #include <string>
 #include <utility>
@@ -14,7 +15,9 @@
 #include "converters/memory_snapshot/memory_snapshot_report.h"
 #include "src/base/progress.h"
 #include "src/base/status_macros.h"
+#include "src/logdir/part_runs.h"
 #include "src/logdir/profile_logdir.h"
+#include "src/xplane/xspace_merge.h"
 
 namespace tbprof::cli {
 namespace {
@@ -59,32 +62,142 @@ std::vector<ViewSource> RunDirectorySources(const std::string& dir) {
   return sources;
 }
 
+// Splits ".../<logdir>/plugins/profile/<run>" into logdir and run; false
+// for a directory elsewhere.
+bool SplitRunDirectory(std::string dir, std::string* logdir, std::string* run) {
+  while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+  const std::string marker = "plugins/profile/";
+  const size_t at = dir.rfind(marker);
+  if (at == std::string::npos || (at > 0 && dir[at - 1] != '/')) return false;
+  *run = dir.substr(at + marker.size());
+  if (run->empty() || run->find('/') != std::string::npos) return false;
+  *logdir = at == 0 ? "." : dir.substr(0, at);
+  return true;
+}
+
+// The hosts of run `run` of `logdir` and of its part runs, each once: a
+// host whole in the run is read from there; a split host from its part runs,
+// part 1 first. Sorted by host name (natural order).
+absl::StatusOr<std::vector<ViewSource>> RunWithPartsSources(const std::string& logdir,
+                                                             const std::string& run) {
+  std::vector<ViewSource> sources = RunDirectorySources(logdir::RunDirectory(logdir, run));
+  TBPROF_ASSIGN_OR_RETURN(std::vector<std::string> part_runs, logdir::ListPartRuns(logdir, run));
+  std::sort(part_runs.begin(), part_runs.end(), NaturalLess);
+  const size_t whole_hosts = sources.size();
+  for (const std::string& part_run : part_runs) {
+    for (ViewSource& part : RunDirectorySources(logdir::RunDirectory(logdir, part_run))) {
+      auto same_host = [&](const ViewSource& s) { return s.host == part.host; };
+      auto whole = std::find_if(sources.begin(), sources.begin() + whole_hosts, same_host);
+      if (whole != sources.begin() + whole_hosts) {
+        std::fprintf(stderr,
+                     "tbprof: warning: host %s is whole in run %s and also in part run %s; "
+                     "using the whole file (convert --force removes the stale parts)\n",
+                     part.host.c_str(), run.c_str(), part_run.c_str());
+        continue;
+      }
+      auto split = std::find_if(sources.begin() + whole_hosts, sources.end(), same_host);
+      if (split == sources.end()) {
+        sources.push_back(std::move(part));
+      } else {
+        split->more_parts.push_back(std::move(part.path));
+      }
+    }
+  }
+  std::sort(sources.begin(), sources.end(), [](const ViewSource& a, const ViewSource& b) {
+    return NaturalLess(a.host, b.host);
+  });
+  return sources;
+}
+
+}  // namespace
+
+absl::StatusOr<LoadedInput> LoadViewSource(const ViewSource& source, const LoadOptions& options) {
+  TBPROF_ASSIGN_OR_RETURN(LoadedInput loaded, LoadInput(source.path, options));
+  if (source.more_parts.empty()) return loaded;
+  std::vector<xplane::XSpaceData> parts;
+  parts.push_back(std::move(loaded.space));
+  for (const std::string& path : source.more_parts) {
+    TBPROF_ASSIGN_OR_RETURN(LoadedInput part, LoadInput(path, options));
+    loaded.file_bytes += part.file_bytes;
+    parts.push_back(std::move(part.space));
+  }
+  absl::StatusOr<xplane::XSpaceData> merged = xplane::MergeXSpaceParts(std::move(parts));
+  if (!merged.ok()) {
+    return absl::Status(merged.status().code(),
+                        absl::StrCat(source.path, " and its ", source.more_parts.size(),
+                                     " other parts: ", merged.status().message()));
+  }
+  loaded.space = *std::move(merged);
+  return loaded;
+}
+
+namespace {
 }  // namespace
 
 absl::StatusOr<std::vector<ViewSource>> ResolveViewInputs(const std::vector<std::string>& inputs,
                                                           std::string* description) {
   std::vector<ViewSource> sources;
   std::vector<std::string> plain;
+  std::vector<std::pair<std::string, std::string>> runs_read;  // (logdir, run)
   for (const std::string& input : inputs) {
-    if (!IsDirectory(input)) {
-      plain.push_back(input);
-      continue;
-    }
     std::string dir = input;
+    std::string logdir, run;
+    bool part = false;  // `input` is a part run of `run`.
+    if (!IsDirectory(input)) {
+      // A run whose hosts were all split (and have no views) is only its parts.
+      absl::StatusOr<std::vector<std::string>> part_runs;
+      if (!SplitRunDirectory(input, &logdir, &run) ||
+          !(part_runs = logdir::ListPartRuns(logdir, run)).ok() || part_runs->empty()) {
+        plain.push_back(input);
+        continue;
+      }
+    }
     const std::string profile_dir = JoinPath(input, "plugins/profile");
-    if (IsDirectory(profile_dir)) {  // A logdir: take its latest run.
+    if (IsDirectory(profile_dir)) {  // A logdir: take its latest run (a part's run).
       std::vector<std::string> runs;
-      for (const std::string& run : ListDirectory(profile_dir)) {
-        if (IsDirectory(JoinPath(profile_dir, run))) runs.push_back(run);
+      for (const std::string& name : ListDirectory(profile_dir)) {
+        if (!IsDirectory(JoinPath(profile_dir, name))) continue;
+        std::string base = logdir::BaseRunOfPartRun(name);
+        if (base.empty()) base = name;
+        if (std::find(runs.begin(), runs.end(), base) == runs.end()) runs.push_back(base);
       }
       if (runs.empty()) {
         return absl::NotFoundError(absl::StrCat(profile_dir, ": no runs in this log directory"));
       }
-      dir = JoinPath(profile_dir, runs.back());
+      std::sort(runs.begin(), runs.end());
+      logdir = input;
+      run = runs.back();
       if (runs.size() > 1) {
         std::fprintf(stderr, "tbprof: %s has %zu runs; using the latest, %s\n", input.c_str(),
-                     runs.size(), runs.back().c_str());
+                     runs.size(), run.c_str());
       }
+    } else if (!run.empty() || SplitRunDirectory(input, &logdir, &run)) {
+      const std::string base = logdir::BaseRunOfPartRun(run);
+      if (!base.empty()) {
+        run = base;
+        part = true;
+      }
+    }
+    if (!run.empty()) {
+      std::error_code ignored;  // A logdir named two ways is one logdir.
+      const std::pair<std::string, std::string> key(
+          std::filesystem::weakly_canonical(logdir, ignored).string(), run);
+      const bool read_already =
+          std::find(runs_read.begin(), runs_read.end(), key) != runs_read.end();
+      if (part || read_already) {  // The whole run is read, once.
+        std::fprintf(stderr, "tbprof: %s %s run %s, %s\n", input.c_str(),
+                     part ? "is a part of" : "names", run.c_str(),
+                     read_already ? "read already" : "which is read whole");
+      }
+      if (read_already) continue;
+      runs_read.push_back(key);
+      TBPROF_ASSIGN_OR_RETURN(std::vector<ViewSource> run_sources,
+                              RunWithPartsSources(logdir, run));
+      if (!run_sources.empty()) {
+        sources.insert(sources.end(), run_sources.begin(), run_sources.end());
+        continue;
+      }
+      dir = logdir::RunDirectory(logdir, run);
     }
     std::vector<ViewSource> run_files = RunDirectorySources(dir);
     if (!run_files.empty()) {
@@ -111,6 +224,16 @@ absl::StatusOr<views::ReportInput> LoadViewInputs(const std::vector<std::string>
   TBPROF_ASSIGN_OR_RETURN(std::vector<ViewSource> sources,
                           ResolveViewInputs(inputs, &report.source));
   HostNamer namer;
+  const bool keep_going = options.failed != nullptr && sources.size() > 1;
+  size_t failures = 0;
+  // Returns true when the file is to be skipped, false when `status` ends all.
+  auto skip = [&](const absl::Status& status) {
+    if (!keep_going) return false;
+    std::fprintf(stderr, "tbprof: error: skipped %s\n", std::string(status.message()).c_str());
+    options.failed->push_back(status);
+    ++failures;
+    return true;
+  };
   for (size_t i = 0; i < sources.size(); ++i) {
     const ViewSource& source = sources[i];
     ProgressReporter::Options progress_options;
@@ -126,15 +249,20 @@ absl::StatusOr<views::ReportInput> LoadViewInputs(const std::vector<std::string>
       progress.Update(done, total);
     };
     ScopedPhase load_phase(options.timings, "load");
-    absl::StatusOr<LoadedInput> loaded = LoadInput(source.path, load_options);
+    absl::StatusOr<LoadedInput> loaded = LoadViewSource(source, load_options);
     load_phase.Stop();
     progress.Finish();
-    if (!loaded.ok()) return loaded.status();
+    if (!loaded.ok()) {
+      if (skip(loaded.status())) continue;
+      return loaded.status();
+    }
     absl::StatusOr<views::AllViews> computed =
         views::ComputeAllViews(loaded->space, options.views, options.timings);
     if (!computed.ok()) {
-      return absl::Status(computed.status().code(),
+      absl::Status status(computed.status().code(),
                           absl::StrCat(source.path, ": ", computed.status().message()));
+      if (skip(status)) continue;
+      return status;
     }
     const std::string host = source.host.empty()
                                  ? namer.Pick(loaded->host_hint, loaded->rank, source.path)
@@ -147,6 +275,10 @@ absl::StatusOr<views::ReportInput> LoadViewInputs(const std::vector<std::string>
                                    converters::MemorySnapshotToHtml(summary)});
     }
     report.hosts.push_back({host, *std::move(computed)});
+  }
+  if (report.hosts.empty() && failures > 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("none of the ", sources.size(), " inputs could be read"));
   }
   return report;
 }

@@ -1,4 +1,5 @@
 #include "converters/views/distributed/distributed_view.h"
+#include "converters/views/distributed/rank_identity_checks.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -340,7 +341,9 @@ DistributedView BuildDistributedView(const std::vector<RankInput>& inputs) {
     out.add_notes(absl::StrCat(inputs.size() - ranks.size(), " of ", inputs.size(),
                                " hosts have no collective kernels and are left out"));
   }
-  if (!ids_distinct && inputs.size() > 1) {
+  // Duplicate rank ids, disagreeing world sizes, spans apart in time.
+  for (std::string& line : CheckRankIdentities(inputs)) out.add_notes(std::move(line));
+  if (!ids_distinct && inputs.size() > 1 && !HasDuplicateRankIds(inputs)) {
     out.add_notes("the traces do not all name a distinct rank (distributedInfo): ranks are "
                   "numbered by their order in the run");
   }

@@ -1,0 +1,31 @@
+// Whether the hosts of a run are the ranks of one job: the lines the
+// distributed view (and `tbprof report`) gives, one per problem, naming the
+// hosts, when ranks cannot simply be put side by side:
+//   - two or more hosts name the same rank id;
+//   - the hosts disagree on the world size;
+//   - the ranks' profiled spans do not overlap in time (clocks that disagree
+//     by seconds, or traces of different jobs or runs of a job).
+#ifndef TBPROF_CONVERTERS_VIEWS_DISTRIBUTED_RANK_IDENTITY_CHECKS_H_
+#define TBPROF_CONVERTERS_VIEWS_DISTRIBUTED_RANK_IDENTITY_CHECKS_H_
+
+#include <string>
+#include <vector>
+
+#include "converters/views/distributed/distributed_view.h"
+
+namespace tbprof::views {
+
+// Spans that start more than this after another rank's span ended are
+// reported as not overlapping (profilers of one job start within a step).
+inline constexpr int64_t kRankSpanGapToleranceNs = 1'000'000'000;
+
+// One line per problem found (empty when the ranks look like one job). The
+// span check uses only ranks with a known time zero and steps.
+std::vector<std::string> CheckRankIdentities(const std::vector<RankInput>& ranks);
+
+// True when some rank id is named by two or more hosts.
+bool HasDuplicateRankIds(const std::vector<RankInput>& ranks);
+
+}  // namespace tbprof::views
+
+#endif  // TBPROF_CONVERTERS_VIEWS_DISTRIBUTED_RANK_IDENTITY_CHECKS_H_

@@ -154,6 +154,37 @@ TEST(ViewsStepsTest, DataLoaderWorkersChangeTheInputVerdict) {
   EXPECT_LT(dev0.input_percent(), ipa0.input_percent());
 }
 
+// bf16 inference on an H100 (cutlass/xmma bf16 GEMMs, BFloat16 elementwise
+// kernels): the device compute is reduced precision and no mixed-precision
+// advice is given. The plugin's rule ("half"/"fp16" only) would say 0%.
+TEST(ViewsStepsTest, Bf16TracesAreReducedPrecision) {
+  for (const char* name : {"h100_bert_small_inference", "h100_qwen_inference"}) {
+    const std::string path = kTestdata + "/kineto/" + name + ".json.gz";
+    if (!FileExists(path)) GTEST_SKIP() << "missing " << path;
+    KinetoRun run = ConvertAndAnalyze(path);
+    tensorflow::profiler::OverviewPage page =
+        views::ConvertStepAnalysisToOverviewPage(run.with_host);
+    RecordProperty(std::string(name) + "_reduced_percent",
+                   std::to_string(page.analysis().device_compute_16bit_percent()));
+    EXPECT_GT(page.analysis().device_compute_16bit_percent(), 50.0) << name;
+    tensorflow::profiler::GenericRecommendation generic;
+    ASSERT_TRUE(page.recommendation().recommendation().UnpackTo(&generic));
+    EXPECT_EQ(generic.precision_statement(), "") << name;
+  }
+}
+
+// fp32 ResNet-50 on a V100: the advice to use mixed precision stays.
+TEST(ViewsStepsTest, Fp32TraceGetsMixedPrecisionAdvice) {
+  const std::string path = kTestdata + "/kineto/resnet50_v100_dataloader_workers4.pt.trace.json.gz";
+  if (!FileExists(path)) GTEST_SKIP() << "missing " << path;
+  KinetoRun run = ConvertAndAnalyze(path);
+  tensorflow::profiler::OverviewPage page = views::ConvertStepAnalysisToOverviewPage(run.with_host);
+  EXPECT_LT(page.analysis().device_compute_16bit_percent(), 5.0);
+  tensorflow::profiler::GenericRecommendation generic;
+  ASSERT_TRUE(page.recommendation().recommendation().UnpackTo(&generic));
+  EXPECT_THAT(generic.precision_statement(), HasSubstr("reduced precision (bf16, fp16"));
+}
+
 #else
 
 TEST(ViewsStepsTest, DataLoaderWorkersChangeTheInputVerdict) {

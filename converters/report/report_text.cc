@@ -54,7 +54,8 @@ void AppendOverview(const HostReport& r, const TextReportOptions& o, std::string
                                     Pct(r.host_idle_percent));
     AppendWrapped(idle, "Idle time   ", "            ", w, out);
     if (r.device_compute_16bit_percent > 0 || r.device_compute_32bit_percent > 0) {
-      AppendWrapped(absl::StrCat("16-bit ", Pct(r.device_compute_16bit_percent), ", 32-bit ",
+      AppendWrapped(absl::StrCat("reduced (bf16/fp16/fp8/tf32) ",
+                                 Pct(r.device_compute_16bit_percent), ", 32-bit ",
                                  Pct(r.device_compute_32bit_percent)),
                     "Precision   ", "            ", w, out);
     }

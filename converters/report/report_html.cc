@@ -20,6 +20,8 @@ void AddSteps(const HostReport& r, JsonBuilder* j) {
   j->Key("minMs").Num(r.min_step_ms);
   j->Key("maxMs").Num(r.max_step_ms);
   j->Key("sdMs").Num(r.stddev_step_ms);
+  j->Key("breakdown").Str(r.breakdown);
+  j->Key("note").Str(r.breakdown_note);
   j->Close('}');
   j->Key("categories").Open('[');
   for (const StepCategoryRow& c : r.categories) {

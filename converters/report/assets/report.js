@@ -562,6 +562,7 @@
               ', max ' + ms(x.step.maxMs) + ', sd ' + ms(x.step.sdMs) + ')';
     var rows = x.categories.map(function (c) { return c; });
     return panel(['Step time ', h('span', {cls: 'muted'}, [sub])], [
+      x.step.note ? h('p', {cls: 'note breakdown-note'}, [x.step.note]) : null,
       stepChart(x), catLegend(x.categories),
       table([
         {label: 'Category', get: function (c) { return h('span', {}, [h('i', {cls: 'sw', style: 'display:inline-block;width:10px;height:10px;margin-right:6px;background:' + color(c.key)}), c.label]); }},

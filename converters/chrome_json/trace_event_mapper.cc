@@ -11,6 +11,7 @@
 #include "converters/chrome_json/json_number.h"
 #include "converters/chrome_json/utf8.h"
 #include "converters/common/collective_stats.h"
+#include "converters/common/input_pipeline_stages.h"
 #include "src/base/resource_usage.h"
 #include "src/base/status_macros.h"
 #include "src/xplane/xspace_schema.h"
@@ -407,6 +408,7 @@ void TraceEventMapper::EmitHostEvent(uint32_t thread, const HostEvent& he, uint6
     launch_correlations_.push_back(he.correlation);
   }
   if (he.device != kNone) ev.AddInt64(stat_device_id_, he.device);
+  AddInputPipelineStageStats(plane, md, space_->strings.Get(plane->event_metadata(md).name), &ev);
   EmitOpArgStats(he, &ev);
   if (!he.comms_event_json.empty()) EmitCommsArgStats(he.comms_event_json, &ev);
   int64_t step;

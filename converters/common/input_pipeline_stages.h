@@ -33,8 +33,11 @@ bool IsDataLoaderIteration(absl::string_view event_name);
 // When `event_name` (the name of event metadata `event_metadata_index` of
 // `plane`) is a DataLoader iteration, adds `_ipl_stage_name` (the name),
 // `_ipl_stage_cat` (kDataLoaderStageCategory) and `_ipl_stage_id` (the
-// metadata's id, int64) to `event`; otherwise does nothing.
-void AddInputPipelineStageStats(xplane::XPlaneBuilder* plane, uint32_t event_metadata_index,
+// metadata's id, int64) to `event` and returns true; otherwise does nothing
+// and returns false. A tagged event must not also carry `tf_op`: xprof would
+// count it twice, once as an input op without children (its self time then
+// equals its total time) and once as a framework op.
+bool AddInputPipelineStageStats(xplane::XPlaneBuilder* plane, uint32_t event_metadata_index,
                                 absl::string_view event_name, xplane::XEventBuilder* event);
 
 }  // namespace tbprof::converters

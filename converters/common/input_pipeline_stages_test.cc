@@ -33,7 +33,7 @@ TEST(InputPipelineStagesTest, StatsOnDataLoaderEvents) {
        {kLoader, std::string("aten::copy_"), std::string("cudaMemcpyAsync"), kLoader}) {
     const uint32_t md = host->GetOrCreateEventMetadata(name);
     xplane::XEventBuilder ev = line->AddEvent(md, line->num_events() * 1000000, 1000);
-    AddInputPipelineStageStats(host, md, name, &ev);
+    EXPECT_EQ(AddInputPipelineStageStats(host, md, name, &ev), name == kLoader);
   }
   builder.Finalize({.normalize_timestamps = false});
   const xplane::Plane* plane = xplane::FindPlaneWithName(space, xplane::kHostThreadsPlaneName);

@@ -408,8 +408,8 @@ void TraceEventMapper::EmitHostEvent(uint32_t thread, const HostEvent& he, uint6
     launch_correlations_.push_back(he.correlation);
   }
   if (he.device != kNone) ev.AddInt64(stat_device_id_, he.device);
-  const bool input_stage =
-      AddInputPipelineStageStats(plane, md, space_->strings.Get(plane->event_metadata(md).name), &ev);
+  const bool input_stage = AddInputPipelineStageStats(
+      plane, md, space_->strings.Get(plane->event_metadata(md).name), &ev);
   EmitOpArgStats(he, &ev);
   if (!he.comms_event_json.empty()) EmitCommsArgStats(he.comms_event_json, &ev);
   int64_t step;

@@ -14,7 +14,8 @@ using xplane::StatType;
 
 TEST(InputPipelineStagesTest, DataLoaderIterationsOnly) {
   EXPECT_TRUE(IsDataLoaderIteration("enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__"));
-  EXPECT_TRUE(IsDataLoaderIteration("enumerate(DataLoader)#_MultiProcessingDataLoaderIter.__next__"));
+  EXPECT_TRUE(
+      IsDataLoaderIteration("enumerate(DataLoader)#_MultiProcessingDataLoaderIter.__next__"));
   EXPECT_FALSE(IsDataLoaderIteration("aten::copy_"));
   EXPECT_FALSE(IsDataLoaderIteration("Memcpy HtoD (Pageable -> Device)"));
   EXPECT_FALSE(IsDataLoaderIteration("cudaMemcpyAsync"));

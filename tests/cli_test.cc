@@ -512,6 +512,33 @@ TEST_F(CliTest, InspectExplainsTools) {
   EXPECT_THAT(ListTree(dir_), IsEmpty()) << "inspect writes nothing";
 }
 
+// The report says which breakdown its step time uses and gives xprof's
+// (device-only) numbers beside it: ResNet-50 with DataLoader(num_workers=0),
+// where TensorBoard's overview shows 118.3 ms per step and 1.7 ms input.
+TEST_F(CliTest, ReportSaysWhichBreakdownItShows) {
+  SKIP_WITHOUT_TESTDATA();
+  const std::string input =
+      kTestdata + "/kineto/resnet50_v100_dataloader_workers0.pt.trace.json.gz";
+  RunResult r = Run({"report", "--width", "200", input});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("Step time includes host activity (tbprof's default): 150.8 ms "
+                               "per step"));
+  EXPECT_THAT(r.out, HasSubstr("xprof's overview counts device events only: 118.3 ms per step, "
+                               "input 1.7 ms"));
+  RunResult device = Run({"report", "--width", "200", "--breakdown=device-only", input});
+  ASSERT_EQ(device.exit_code, 0) << device.err;
+  EXPECT_THAT(device.out, HasSubstr("Step time counts device events only, as xprof's overview "
+                                    "does: 118.3 ms per step"));
+  RunResult html = Run({"report", "--html", dir_ + "/r.html", input});
+  ASSERT_EQ(html.exit_code, 0) << html.err;
+  EXPECT_THAT(ReadAll(dir_ + "/r.html"), HasSubstr("xprof's overview counts device events only"));
+  // inspect says why xprof's own overview shows "All Others" for this file.
+  RunResult inspect = Run({"inspect", input});
+  ASSERT_EQ(inspect.exit_code, 0) << inspect.err;
+  EXPECT_THAT(inspect.out, HasSubstr("no step-time graph: xprof marks a run as training only "
+                                     "from XLA HLO"));
+}
+
 TEST_F(CliTest, InspectBadInput) {
   WriteFile(dir_ + "/empty.xplane.pb", "");
   RunResult r = Run({"inspect", dir_ + "/empty.xplane.pb"});

@@ -341,7 +341,7 @@ TEST_F(DiffWatchTest, DiffHtmlRendersInChromium) {
       dir_, "/chrome --dump-dom 'file://", html, "#selftest' > ", dom, " 2>/dev/null");
   ASSERT_EQ(std::system(command.c_str()), 0) << command;
   // One chart, no script error, the four tables sorted by clicking.
-  EXPECT_THAT(ReadAll(dom), HasSubstr(">ok charts=1 errors=0 sorted=4<"));
+  EXPECT_THAT(ReadAll(dom), HasSubstr("data-status=\"ok charts=1 errors=0 sorted=4\""));
 }
 
 // ---------------------------------------------------------------- watch

@@ -5,7 +5,8 @@
 #   report_html_chromium_test.sh TBPROF SHARED_TESTDATA OUT_DIR
 #
 # For each case the page, opened as "page.html#selftest", reports
-# "ok charts=<n> errors=0 sorted=<k>" in #render-status (window.onerror and
+# "ok charts=<n> errors=0 sorted=<k>" in #render-status's data-status
+# attribute (the element is hidden; window.onerror and
 # per-section try/catch count errors; <k> kernel tables were sorted by
 # clicking their headers and checked); the test checks that status in
 # Chromium's --dump-dom output, that the expected number of SVG charts exist
@@ -73,7 +74,10 @@ check_case() {
   timeout 120 "$CHROMIUM" "${CHROME_FLAGS[@]}" --dump-dom "file://$html#selftest" >"$dom" \
       2>"$OUT/$name.chromium.log"
   local status
-  status=$(grep -o '<div id="render-status"[^>]*>[^<]*</div>' "$dom" | sed -e 's/<[^>]*>//g')
+  # The status is in the hidden #render-status element's data-status
+  # attribute (not shown to users).
+  status=$(grep -o '<div id="render-status"[^>]*>' "$dom" | grep -o 'data-status="[^"]*"' |
+           sed -e 's/^data-status="//' -e 's/"$//')
   if [[ -z "$status" ]]; then
     fail "$name" "no #render-status in the rendered DOM (did the page script run?); see $dom"
     return
@@ -106,6 +110,24 @@ check_case() {
   fi
   if ! grep -q -- "$expected_text" "$dom"; then
     fail "$name" "rendered page lacks \"$expected_text\""
+  fi
+  # A table of contents at the top links to every section, the footer comes
+  # last, and no debug status is visible.
+  if ! grep -q '<nav class="toc"' "$dom"; then
+    fail "$name" "no table of contents (nav.toc)"
+  fi
+  local target
+  for target in $(grep -o '<nav class="toc".*</nav>' "$dom" | grep -o 'href="#[^"]*"' |
+                  sed -e 's/^href="#//' -e 's/"$//'); do
+    grep -q "id=\"$target\"" "$dom" || fail "$name" "contents link #$target has no target"
+  done
+  # (Script bodies are left out: their source may mention tags.)
+  if [[ "$(perl -0pe 's/<script\b.*?<\/script>//gs' "$dom" | grep -o '<footer\|<main\|<section' |
+          tail -n 1)" != "<footer" ]]; then
+    fail "$name" "the footer is not the last section of the page"
+  fi
+  if grep -q '<div id="render-status"[^>]*>[^<]' "$dom"; then
+    fail "$name" "#render-status shows text on the page"
   fi
   timeout 120 "$CHROMIUM" "${CHROME_FLAGS[@]}" --window-size=1280,2400 \
       "--screenshot=$png" "file://$html" >>"$OUT/$name.chromium.log" 2>&1

@@ -154,6 +154,82 @@ TEST(ViewsStepsTest, DataLoaderWorkersChangeTheInputVerdict) {
   EXPECT_LT(dev0.input_percent(), ipa0.input_percent());
 }
 
+// bf16 inference on an H100 (cutlass/xmma bf16 GEMMs, BFloat16 elementwise
+// kernels): the device compute is reduced precision and no mixed-precision
+// advice is given. The plugin's rule ("half"/"fp16" only) would say 0%.
+TEST(ViewsStepsTest, Bf16TracesAreReducedPrecision) {
+  for (const char* name : {"h100_bert_small_inference", "h100_qwen_inference"}) {
+    const std::string path = kTestdata + "/kineto/" + name + ".json.gz";
+    if (!FileExists(path)) GTEST_SKIP() << "missing " << path;
+    KinetoRun run = ConvertAndAnalyze(path);
+    tensorflow::profiler::OverviewPage page =
+        views::ConvertStepAnalysisToOverviewPage(run.with_host);
+    RecordProperty(std::string(name) + "_reduced_percent",
+                   std::to_string(page.analysis().device_compute_16bit_percent()));
+    EXPECT_GT(page.analysis().device_compute_16bit_percent(), 50.0) << name;
+    tensorflow::profiler::GenericRecommendation generic;
+    ASSERT_TRUE(page.recommendation().recommendation().UnpackTo(&generic));
+    EXPECT_EQ(generic.precision_statement(), "") << name;
+  }
+}
+
+// fp32 ResNet-50 on a V100: the advice to use mixed precision stays.
+TEST(ViewsStepsTest, Fp32TraceGetsMixedPrecisionAdvice) {
+  const std::string path = kTestdata + "/kineto/resnet50_v100_dataloader_workers4.pt.trace.json.gz";
+  if (!FileExists(path)) GTEST_SKIP() << "missing " << path;
+  KinetoRun run = ConvertAndAnalyze(path);
+  tensorflow::profiler::OverviewPage page = views::ConvertStepAnalysisToOverviewPage(run.with_host);
+  EXPECT_LT(page.analysis().device_compute_16bit_percent(), 5.0);
+  tensorflow::profiler::GenericRecommendation generic;
+  ASSERT_TRUE(page.recommendation().recommendation().UnpackTo(&generic));
+  EXPECT_THAT(generic.precision_statement(), HasSubstr("reduced precision (bf16, fp16"));
+}
+
+// The verdict of every real Kineto trace (with-host breakdown, tbprof's
+// default), and that the device-only breakdown keeps xprof's verdict.
+TEST(ViewsStepsTest, VerdictsOfTheRealTraces) {
+  struct Expected {
+    const char* file;
+    const char* input;          // input_classification
+    const char* statement;      // in the input statement
+    const char* kernel_launch;  // kernel_launch_classification
+    const char* device_only;    // input_classification with device events only
+  };
+  const Expected cases[] = {
+      // bf16 BERT inference: 80% host compute, 8.6% launches, 4% unexplained.
+      // xprof (device events only) calls it POTENTIALLY input-bound.
+      {"h100_bert_small_inference.json.gz", "device", "CPU-bound", "moderate", "both"},
+      // Qwen inference: 30% of the step launching kernels.
+      {"h100_qwen_inference.json.gz", "device", "NOT input-bound", "high", "both"},
+      {"resnet50_v100_dataloader_workers0.pt.trace.json.gz", "host", "HIGHLY", "no", "both"},
+      {"resnet50_v100_dataloader_workers4.pt.trace.json.gz", "device", "NOT input-bound", "no",
+       "both"},
+      {"v100_nccl_ns_rank0.pt.trace.json.gz", "device", "NOT input-bound", "no", "device"},
+      // DLRM rank 0 of 8: 7.7% DataLoader wait, 9.6% launches, 38% collectives.
+      {"dlrm_8ranks/worker0_step_12.1694128201545.pt.trace.json.gz", "both", "MODERATELY",
+       "moderate", "both"},
+  };
+  for (const Expected& c : cases) {
+    const std::string path = kTestdata + "/kineto/" + c.file;
+    if (!FileExists(path)) GTEST_SKIP() << "missing " << path;
+    KinetoRun run = ConvertAndAnalyze(path);
+    tensorflow::profiler::BottleneckAnalysis with_host, device_only;
+    ASSERT_TRUE(views::ConvertOpStatsToInputPipelineAnalysis(run.with_host.op_stats)
+                    .recommendation()
+                    .bottleneck_analysis()
+                    .UnpackTo(&with_host));
+    ASSERT_TRUE(views::ConvertOpStatsToInputPipelineAnalysis(run.device_only.op_stats)
+                    .recommendation()
+                    .bottleneck_analysis()
+                    .UnpackTo(&device_only));
+    EXPECT_EQ(with_host.input_classification(), c.input) << c.file;
+    EXPECT_THAT(with_host.input_statement(), HasSubstr(c.statement)) << c.file;
+    EXPECT_THAT(with_host.input_statement(), ::testing::Not(HasSubstr("POTENTIALLY"))) << c.file;
+    EXPECT_EQ(with_host.kernel_launch_classification(), c.kernel_launch) << c.file;
+    EXPECT_EQ(device_only.input_classification(), c.device_only) << c.file;
+  }
+}
+
 #else
 
 TEST(ViewsStepsTest, DataLoaderWorkersChangeTheInputVerdict) {

@@ -11,6 +11,7 @@
 #include "converters/chrome_json/json_number.h"
 #include "converters/chrome_json/utf8.h"
 #include "converters/common/collective_stats.h"
+#include "converters/common/input_pipeline_stages.h"
 #include "src/base/resource_usage.h"
 #include "src/base/status_macros.h"
 #include "src/xplane/xspace_schema.h"
@@ -407,6 +408,8 @@ void TraceEventMapper::EmitHostEvent(uint32_t thread, const HostEvent& he, uint6
     launch_correlations_.push_back(he.correlation);
   }
   if (he.device != kNone) ev.AddInt64(stat_device_id_, he.device);
+  const bool input_stage = AddInputPipelineStageStats(
+      plane, md, space_->strings.Get(plane->event_metadata(md).name), &ev);
   EmitOpArgStats(he, &ev);
   if (!he.comms_event_json.empty()) EmitCommsArgStats(he.comms_event_json, &ev);
   int64_t step;
@@ -418,7 +421,7 @@ void TraceEventMapper::EmitHostEvent(uint32_t thread, const HostEvent& he, uint6
   // xprof's rule, converters/views/operators/op_tree.h).
   if (he.kind == Kind::kCpuOp || (he.kind == Kind::kUserAnnotation && !is_step)) {
     const absl::string_view name = space_->strings.Get(plane->event_metadata(md).name);
-    if (!is_step && !XprofParsesAsOpName(name)) ev.AddRef(stat_tf_op_, name);
+    if (!is_step && !input_stage && !XprofParsesAsOpName(name)) ev.AddRef(stat_tf_op_, name);
     uint32_t name_id = plane->event_metadata(md).name;
     t.ops.push_back({he.ts_ns, he.ts_ns + he.dur_ns, name_id});
     if (he.external_id != kNone) external_id_ops_.push_back({he.external_id, name_id});

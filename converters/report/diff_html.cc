@@ -18,7 +18,7 @@ std::string RenderDiffHtml(const ProfileDiff& diff, DiffJsonOptions options) {
       "<title>tbprof diff: ", views::HtmlEscape(title), "</title>\n<style>\n",
       views::kReportHtmlCss, views::kDiffHtmlCss, "</style>\n</head>\n<body>\n<div id=\"app\"><noscript>",
       "This page draws its charts with JavaScript; please enable it.</noscript></div>\n",
-      "<div id=\"render-status\" class=\"pending\">pending</div>\n",
+      "<div id=\"render-status\" hidden data-status=\"pending\"></div>\n",
       "<script type=\"application/json\" id=\"tbprof-data\">",
       views::ScriptSafeJson(RenderDiffJson(diff, options)), "</script>\n<script>\n",
       views::kHtmlJsPrelude, views::kDiffHtmlJs, views::kHtmlJsEpilogue,

@@ -10,8 +10,9 @@
 //  * tables of kernels, operators, collective kernels and memory peaks,
 //    sortable by clicking their column headers.
 //
-// After drawing, the script writes "ok charts=<n> errors=0" into the element
-// with id "render-status" (or "error charts=<n> errors=<k>: <messages>");
+// After drawing, the script writes "ok charts=<n> errors=0" into the
+// data-status attribute of the hidden element with id "render-status" (or
+// "error charts=<n> errors=<k>: <messages>");
 // opened with "#selftest" it also sorts every table by clicking its headers,
 // checks the order and adds " sorted=<tables>". All text is inserted as
 // text, never as markup, so names from traces cannot inject HTML.

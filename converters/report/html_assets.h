@@ -18,7 +18,7 @@ extern const char kReportHtmlCss[];
 
 // assets/report.js: dependency-free JavaScript (ES5) that reads the JSON in
 // <script id="tbprof-data">, draws the page into #app and reports
-// "ok charts=<n> errors=<k>" in #render-status. The page puts it between
+// "ok charts=<n> errors=<k>" in #render-status's data-status attribute. The page puts it between
 // kHtmlJsPrelude and kHtmlJsEpilogue.
 extern const char kReportHtmlJs[];
 

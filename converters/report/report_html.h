@@ -12,9 +12,11 @@
 //    (fraction of the GPU's peak as bars) with a sortable GEMM table;
 //  * for several hosts: a comparison of step times across hosts (SVG).
 //
-// After drawing, the script writes "ok charts=<n> errors=0" into the element
-// with id "render-status" (or "error charts=<n> errors=<k>: <messages>"),
-// which headless browsers can check. All text is inserted as text, never as
+// A table of contents at the top links to each section; the footer comes
+// last, after the distributed view. After drawing, the script writes "ok
+// charts=<n> errors=0" (or "error charts=<n> errors=<k>: <messages>") into
+// the data-status attribute of the hidden element with id "render-status",
+// which headless browsers can check and users never see. All text is inserted as text, never as
 // markup, so names from traces cannot inject HTML.
 #ifndef TBPROF_CONVERTERS_REPORT_REPORT_HTML_H_
 #define TBPROF_CONVERTERS_REPORT_REPORT_HTML_H_

@@ -54,7 +54,8 @@ void AppendOverview(const HostReport& r, const TextReportOptions& o, std::string
                                     Pct(r.host_idle_percent));
     AppendWrapped(idle, "Idle time   ", "            ", w, out);
     if (r.device_compute_16bit_percent > 0 || r.device_compute_32bit_percent > 0) {
-      AppendWrapped(absl::StrCat("16-bit ", Pct(r.device_compute_16bit_percent), ", 32-bit ",
+      AppendWrapped(absl::StrCat("reduced (bf16/fp16/fp8/tf32) ",
+                                 Pct(r.device_compute_16bit_percent), ", 32-bit ",
                                  Pct(r.device_compute_32bit_percent)),
                     "Precision   ", "            ", w, out);
     }
@@ -77,6 +78,9 @@ void AppendSteps(const HostReport& r, const TextReportOptions& o, std::string* o
                                 Ms(r.avg_step_ms), r.steps.size(), r.steps.size() == 1 ? "" : "s",
                                 Ms(r.min_step_ms), Ms(r.max_step_ms), Ms(r.stddev_step_ms)),
                 "Step time   ", "            ", o.width, out);
+  if (!r.breakdown_note.empty()) {
+    AppendWrapped(r.breakdown_note, "            ", "            ", o.width, out);
+  }
   // "  " label(20) " " avg(10) " " pct(6) "  " bar
   constexpr int kLabel = 20, kAvg = 10, kPct = 6;
   const int bar_width = std::max(4, o.width - (2 + kLabel + 1 + kAvg + 1 + kPct + 2));

@@ -304,14 +304,24 @@ def _percent(text):
 
 
 def test_overview_precision_split_matches(converted):
+  """xprof counts only half/fp16 kernels as 16-bit; tbprof also bf16, fp8, tf32
+  and Tensor Core kernels (docs/views.md, "Breakdown of a step"). So tbprof's
+  reduced-precision share is xprof's 16-bit share or more, the two shares add
+  up the same, and the H100 bf16 traces show the difference."""
   for path in converted.paths:
     data = conftest.xprof_json([path], 'overview_page')
     props = data[0].get('p', {}) if data else {}
     analysis = converted.ours(path)['overview'].get('analysis', {})
-    for key, field in (('device_compute_16bit_percent', 'deviceCompute16bitPercent'),
-                       ('device_compute_32bit_percent', 'deviceCompute32bitPercent')):
-      assert _percent(props.get(key)) == pytest.approx(analysis.get(field, 0), abs=0.051), (
-          f'{path.name}: {key} xprof {props.get(key)} tbprof {analysis.get(field)}')
+    theirs16 = _percent(props.get('device_compute_16bit_percent'))
+    theirs32 = _percent(props.get('device_compute_32bit_percent'))
+    mine16 = analysis.get('deviceCompute16bitPercent', 0)
+    mine32 = analysis.get('deviceCompute32bitPercent', 0)
+    assert theirs16 + theirs32 == pytest.approx(mine16 + mine32, abs=0.11), (
+        f'{path.name}: xprof {theirs16}+{theirs32}, tbprof {mine16}+{mine32}')
+    assert theirs16 <= mine16 + 0.051, f'{path.name}: 16-bit xprof {theirs16} tbprof {mine16}'
+    if converted.case_id.startswith(('h100_bert', 'h100_qwen')):
+      # bf16 models: xprof says "32-bit 100%"; most of the compute is bf16.
+      assert theirs16 < 1 and mine16 > 50, f'{path.name}: xprof {theirs16} tbprof {mine16}'
 
 
 # xprof keeps at most this many kernel reports (kMaxNumOfKernels), per host and

@@ -113,6 +113,8 @@ int RunReport(const std::vector<std::string>& args) {
   if (absl::Status status = CheckWidthFlag(flags.view); !status.ok()) {
     return ReportUsageError(kName, status.message());
   }
+  // The report says how its step time relates to xprof's overview.
+  input_options.views.compare_breakdowns = true;
   PhaseTimings phase_timings;
   PhaseTimings* timings = flags.timings ? &phase_timings : nullptr;
   input_options.timings = timings;

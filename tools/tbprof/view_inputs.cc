@@ -269,7 +269,7 @@ absl::StatusOr<views::ReportInput> LoadViewInputs(const std::vector<std::string>
                                  : namer.Pick(source.host, -1, source.path);
     if (loaded->memory_snapshot_summary.has_value()) {
       const converters::MemorySnapshotSummary& summary = *loaded->memory_snapshot_summary;
-      report.appendices.push_back({host, "memory_snapshot",
+      report.appendices.push_back({host, "memory_snapshot", "memory snapshot",
                                    converters::FormatMemorySnapshotText(summary),
                                    converters::MemorySnapshotToJson(summary),
                                    converters::MemorySnapshotToHtml(summary)});

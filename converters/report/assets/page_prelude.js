@@ -5,10 +5,11 @@
   function status() {
     var el = document.getElementById('render-status');
     if (!el) return;
+    // For tests and headless browsers only: the element is hidden and the
+    // status lives in its data-status attribute, never on screen.
     var bad = errors.length > 0;
-    el.textContent = (bad ? 'error' : 'ok') + ' charts=' + charts + ' errors=' + errors.length +
-        (sorted >= 0 ? ' sorted=' + sorted : '') + (bad ? ': ' + errors.join('; ') : '');
-    el.className = bad ? 'bad' : 'good';
+    el.setAttribute('data-status', (bad ? 'error' : 'ok') + ' charts=' + charts + ' errors=' + errors.length +
+        (sorted >= 0 ? ' sorted=' + sorted : '') + (bad ? ': ' + errors.join('; ') : ''));
   }
   window.onerror = function (msg, src, line) {
     errors.push(String(msg) + (line ? ' (line ' + line + ')' : ''));

@@ -43,6 +43,17 @@ absl::Status ComputeStepViews(const xplane::XSpaceData& space, const ViewOptions
   views->overview = ConvertStepAnalysisToOverviewPage(analysis);
   views->input_pipeline = ConvertOpStatsToInputPipelineAnalysis(analysis.op_stats);
   views->rank_comms = ConvertXSpaceToRankComms(space, analysis.op_stats.step_db());
+  views->breakdown = SummarizeBreakdown(options.steps.breakdown, views->input_pipeline);
+  if (options.compare_breakdowns) {
+    StepOptions other = options.steps;
+    other.breakdown = options.steps.breakdown == Breakdown::kWithHost ? Breakdown::kDeviceOnly
+                                                                      : Breakdown::kWithHost;
+    TBPROF_ASSIGN_OR_RETURN(StepAnalysis other_analysis,
+                            ConvertXSpaceToStepAnalysis(space, other));
+    views->other_breakdown = SummarizeBreakdown(
+        other.breakdown, ConvertOpStatsToInputPipelineAnalysis(other_analysis.op_stats));
+    views->has_other_breakdown = true;
+  }
   return absl::OkStatus();
 }
 
@@ -90,6 +101,18 @@ absl::StatusOr<std::vector<ViewFile>> BuildViewFiles(const AllViews& views,
 }
 
 }  // namespace
+
+BreakdownSummary SummarizeBreakdown(Breakdown breakdown,
+                                    const tensorflow::profiler::InputPipelineAnalysisResult& ipa) {
+  BreakdownSummary s;
+  s.breakdown = breakdown;
+  s.num_steps = ipa.step_details_size();
+  if (s.num_steps == 0) return s;
+  s.avg_step_ms = ipa.step_time_summary().average();
+  s.input_percent = ipa.input_percent();
+  s.input_ms = s.avg_step_ms * s.input_percent / 100.0;
+  return s;
+}
 
 absl::StatusOr<Breakdown> ParseBreakdown(absl::string_view text) {
   if (text == "device-only") return Breakdown::kDeviceOnly;

@@ -52,13 +52,38 @@ struct ViewOptions {
   // `operator_views` is set.
   bool operator_views = true;
   OperatorStatsOptions operators;
+  // Also run the step analysis with the other breakdown and keep its summary
+  // (AllViews::other_breakdown), so that a report can say how its numbers
+  // relate to xprof's (device-only) overview. Costs a second step analysis;
+  // `tbprof report` sets it, `convert` does not.
+  bool compare_breakdowns = false;
   // ComputeAllViews() on two threads (the kernel stats and the memory
   // profile beside the step analysis); the views are the same either way.
   bool parallel = true;
 };
 
+// Step time and input time of one breakdown, averaged over the steps the
+// input-pipeline analysis shows.
+struct BreakdownSummary {
+  Breakdown breakdown = Breakdown::kWithHost;
+  int32_t num_steps = 0;       // 0: no steps (the numbers below are 0).
+  double avg_step_ms = 0;
+  double input_ms = 0;         // Per step: input_percent of avg_step_ms.
+  double input_percent = 0;    // The analysis' input share (wait + host-to-device).
+};
+
+// The summary of an input-pipeline analysis computed with `breakdown`.
+BreakdownSummary SummarizeBreakdown(Breakdown breakdown,
+                                    const tensorflow::profiler::InputPipelineAnalysisResult& ipa);
+
 // The views of one host, as the profile plugin's protos.
 struct AllViews {
+  // The breakdown the step views above were computed with, summarized.
+  BreakdownSummary breakdown;
+  // The other breakdown's summary, when ViewOptions::compare_breakdowns
+  // (has_other_breakdown); device-only is what xprof's overview shows.
+  bool has_other_breakdown = false;
+  BreakdownSummary other_breakdown;
   tensorflow::profiler::OverviewPage overview;
   tensorflow::profiler::InputPipelineAnalysisResult input_pipeline;
   tensorflow::profiler::KernelStatsDb kernel_stats;

@@ -377,6 +377,9 @@ XSpaceDiagnosis DiagnoseXSpace(const xplane::XSpaceData& space) {
         "--keep-all-steps is given"));
   }
   d.has_hlo_protos = HasHloProtos(space);
+  if (d.gpu_planes > 0 && !d.has_hlo_protos && d.steps_with_device_work > 0) {
+    d.notes.push_back(std::string(kXprofOverviewNote));
+  }
   DiagnoseTools(&d);
   d.xprof_tool_names = PredictXprofToolNames(d);
   return d;

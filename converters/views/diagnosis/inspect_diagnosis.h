@@ -97,6 +97,16 @@ struct XSpaceDiagnosis {
   std::vector<std::string> notes;
 };
 
+// The note for GPU profiles with steps and without XLA HLO (PyTorch): why
+// TensorBoard's overview page shows mostly "All Others" and no step-time
+// graph for them, and where the full picture is.
+inline constexpr absl::string_view kXprofOverviewNote =
+    "TensorBoard's overview page shows this profile's step time mostly as \"All Others\" and "
+    "no step-time graph: xprof marks a run as training only from XLA HLO and, on GPU, counts "
+    "device events only (DataLoader waits, kernel launches and Python between kernels are "
+    "\"All Others\"); tbprof report shows the breakdown with host activity, and the trace "
+    "viewer shows every event";
+
 XSpaceDiagnosis DiagnoseXSpace(const xplane::XSpaceData& space);
 
 // The explanation shown when a profile has no step root.

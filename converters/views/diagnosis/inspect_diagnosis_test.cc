@@ -12,6 +12,7 @@ namespace {
 
 using ::testing::Contains;
 using ::testing::HasSubstr;
+using ::testing::Not;
 using ::testing::Pair;
 using xplane::StatType;
 
@@ -105,6 +106,8 @@ TEST(InspectDiagnosisTest, CompleteGpuProfileHasEveryView) {
                            "kernel_stats", "memory_profile", "framework_op_stats"}) {
     EXPECT_TRUE(Tool(d, tool).has_data) << tool << ": " << Tool(d, tool).detail;
   }
+  // A GPU profile with steps and no XLA HLO: why xprof's overview shows "All Others".
+  EXPECT_THAT(d.notes, Contains(HasSubstr("\"All Others\"")));
 }
 
 TEST(InspectDiagnosisTest, SummarizesPlanesLinesAndStats) {
@@ -144,6 +147,7 @@ TEST(InspectDiagnosisTest, CpuOnlyProfileHasNoKernelStats) {
   EXPECT_THAT(Tool(d, "kernel_stats").detail, HasSubstr("no /device:GPU:* plane"));
   // CPU-only steps come from host roots alone.
   EXPECT_TRUE(Tool(d, "overview_page").has_data);
+  EXPECT_THAT(d.notes, Not(Contains(HasSubstr("\"All Others\""))));
 }
 
 TEST(InspectDiagnosisTest, DeviceEventsWithoutKernelDetails) {

@@ -8,7 +8,8 @@
 // root (stat `_r`) and
 //  * "tf_op" rule, used when the file marks its ops (some host event other
 //    than a memory event carries a non-empty `tf_op` stat): the event carries
-//    a non-empty `tf_op`, or its name is a TensorFlow/JAX op name
+//    a non-empty `tf_op` or an `_ipl_stage_id` (an input-pipeline op, e.g. a
+//    DataLoader iteration), or its name is a TensorFlow/JAX op name
 //    ("scope/MatMul:MatMul"). These are the host ops of xprof's
 //    framework_op_stats.
 //  * "host events" rule otherwise (PyTorch traces converted without op

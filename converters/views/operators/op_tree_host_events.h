@@ -56,6 +56,7 @@ struct HostEventInfo {
   int64_t correlation = 0;
   bool is_root = false;
   bool tf_op_set = false;  // Some tf_op stat is not empty.
+  bool input_stage = false;  // Has `_ipl_stage_id`: an input-pipeline op for xprof.
   absl::string_view input_dims, input_types, concrete_inputs, call_stack;
 };
 
@@ -75,6 +76,9 @@ inline HostEventInfo ReadHostEvent(const xplane::XEventVisitor& e,
         return;
       case StatRole::kTfOp:
         if (!info.tf_op_set) info.tf_op_set = !texts.Of(stat).empty();
+        return;
+      case StatRole::kInputPipelineStage:
+        info.input_stage = true;
         return;
       case StatRole::kInputDims:
         info.input_dims = texts.Of(stat);
@@ -109,7 +113,7 @@ std::vector<uint8_t> HostNameFlags(const xplane::XPlaneVisitor& plane);
 // host events rule (op_tree.h).
 inline bool IsTfOpRuleOp(const HostEventInfo& info, uint8_t flags) {
   if (info.is_root || (flags & kMemoryEvent)) return false;
-  return info.tf_op_set || (flags & kTfOpNamed);
+  return info.tf_op_set || info.input_stage || (flags & kTfOpNamed);
 }
 inline bool IsHostRuleOp(const xplane::XEventVisitor& e, const HostEventInfo& info,
                          uint8_t flags) {

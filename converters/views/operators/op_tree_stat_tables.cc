@@ -30,6 +30,9 @@ std::vector<StatRole> StatRoles(const xplane::XPlaneVisitor& plane) {
       case StatType::kKernelDetails:
         roles[m] = StatRole::kKernelDetails;
         break;
+      case StatType::kIplStageId:
+        roles[m] = StatRole::kInputPipelineStage;
+        break;
       default:
         break;
     }

@@ -33,6 +33,7 @@ enum class StatRole : uint8_t {
   kInputTypes,
   kConcreteInputs,
   kCallStack,
+  kInputPipelineStage,  // `_ipl_stage_id`: xprof counts the event as a host (input) op.
 };
 
 // The role of each stat metadata of `plane`, by metadata index.

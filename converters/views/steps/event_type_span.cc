@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "absl/strings/match.h"
+#include "converters/views/common/precision.h"
 
 namespace tbprof::views {
 
@@ -46,12 +47,12 @@ EventType ClassifyGpuEvent(absl::string_view name, absl::string_view tensor_shap
   if (IsMemcpyName(name, "MemcpyDToH")) return kDeviceToHost;
   if (IsMemcpyName(name, "MemcpyDToD")) return kDeviceToDevice;
   if (absl::StartsWithIgnoreCase(name, "nccl")) return kDeviceCollectives;
-  if (tensor_shapes.empty()) {
-    return (absl::StrContains(name, "half") || absl::StrContains(name, "fp16"))
-               ? kDeviceCompute16
-               : kDeviceCompute32;
+  switch (PrecisionOfText(tensor_shapes)) {
+    case PrecisionHint::kReduced: return kDeviceCompute16;
+    case PrecisionHint::kFull: return kDeviceCompute32;
+    case PrecisionHint::kUnknown: break;
   }
-  return absl::StrContains(tensor_shapes, "half") ? kDeviceCompute16 : kDeviceCompute32;
+  return IsReducedPrecisionKernel(name) ? kDeviceCompute16 : kDeviceCompute32;
 }
 
 bool IsExplicitHostStepMarker(absl::string_view name) {

@@ -56,10 +56,12 @@ struct EventTypeSpan {
 // ---- Classification ---------------------------------------------------------
 
 // Device (GPU) event by name: MemcpyHToD/DToH/DToD prefixes (case-insensitive,
-// names without ':' only), `nccl*` collectives, otherwise compute; compute is
-// 16-bit if `tensor_shapes` (the `shape` stat) contains "half", or, without
-// shapes, if the name contains "half" or "fp16". bf16 is not recognised
-// (as in the plugin).
+// names without ':' only), `nccl*` collectives, otherwise compute.
+// Compute is kDeviceCompute16 ("reduced precision": bf16, fp16, fp8, tf32,
+// int8) when `tensor_shapes` (the `shape` stat) names a reduced type, 32 when
+// it names only full types, else by the kernel name (IsReducedPrecisionKernel
+// in views/common/precision.h). The plugin differs here: it counts only
+// "half"/"fp16" as 16-bit, so bf16, fp8 and tf32 kernels are 32-bit there.
 EventType ClassifyGpuEvent(absl::string_view name, absl::string_view tensor_shapes);
 
 // True for the plugin's explicit host step markers (names starting with

@@ -39,10 +39,20 @@ TEST(ClassifyGpuEventTest, CollectivesAndPrecision) {
   EXPECT_EQ(ClassifyGpuEvent("NCCL_AllGather", ""), kDeviceCollectives);
   EXPECT_EQ(ClassifyGpuEvent("volta_fp16_s884gemm", ""), kDeviceCompute16);
   EXPECT_EQ(ClassifyGpuEvent("void gemv<half>", ""), kDeviceCompute16);
-  EXPECT_EQ(ClassifyGpuEvent("ampere_bf16_s16816gemm", ""), kDeviceCompute32);
+  // Unlike the plugin, bf16, fp8 and tf32 kernels are reduced precision too.
+  EXPECT_EQ(ClassifyGpuEvent("ampere_bf16_s16816gemm", ""), kDeviceCompute16);
+  EXPECT_EQ(ClassifyGpuEvent("sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n", ""), kDeviceCompute16);
+  EXPECT_EQ(ClassifyGpuEvent("void softmax_warp_forward<c10::BFloat16, float>", ""),
+            kDeviceCompute16);
+  EXPECT_EQ(ClassifyGpuEvent("sm90_xmma_gemm_e4m3e4m3_e4m3f32_f32", ""), kDeviceCompute16);
+  EXPECT_EQ(ClassifyGpuEvent("cutlass_80_tensorop_s1688gemm_64x64_32x6_tn_align4", ""),
+            kDeviceCompute16);
+  EXPECT_EQ(ClassifyGpuEvent("void elementwise_kernel<BinaryFunctor<float, float>>", ""),
+            kDeviceCompute32);
   EXPECT_EQ(ClassifyGpuEvent("volta_sgemm_128x64_nn", ""), kDeviceCompute32);
   // With shapes, only the shapes decide.
   EXPECT_EQ(ClassifyGpuEvent("volta_sgemm", "(half[4,8])"), kDeviceCompute16);
+  EXPECT_EQ(ClassifyGpuEvent("volta_sgemm", "(bfloat16[4,8])"), kDeviceCompute16);
   EXPECT_EQ(ClassifyGpuEvent("kernel_fp16", "(float[4,8])"), kDeviceCompute32);
 }
 

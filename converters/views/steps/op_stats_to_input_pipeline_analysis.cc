@@ -188,7 +188,8 @@ bool InputPipelineTraced(const InputTimeBreakdown& b) {
 }
 
 // Returns true when the verdict already reports the all-others time.
-bool InputAnalysis(double input_percent, double all_other_percent, std::string* classification,
+bool InputAnalysis(double input_percent, double all_other_percent, bool host_counted,
+                   double host_compute_percent, std::string* classification,
                    std::string* statement) {
   if (input_percent >= kHighlyInputBoundPercent) {
     *classification = "host";
@@ -206,7 +207,11 @@ bool InputAnalysis(double input_percent, double all_other_percent, std::string* 
         "reduce both the input time and other time.");
     return false;
   }
-  if (all_other_percent >= kModeratelyAllOtherPercent) {
+  // The plugin's rule, kept where it applies: when host activity is not
+  // counted, the DataLoader wait hides in "All Others". With host activity
+  // counted, input waits are measured, and "All Others" is only the time no
+  // event explains: it gets its own verdict below, not an input-bound one.
+  if (!host_counted && all_other_percent >= kModeratelyAllOtherPercent) {
     *classification = "both";
     *statement = absl::StrCat(
         "Your program is POTENTIALLY input-bound because ", OneDigit(all_other_percent),
@@ -217,8 +222,15 @@ bool InputAnalysis(double input_percent, double all_other_percent, std::string* 
   *classification = "device";
   *statement = absl::StrCat("Your program is NOT input-bound because only ",
                             OneDigit(input_percent),
-                            "% of the total step time sampled is waiting for input. Therefore, "
-                            "you should focus on reducing other time.");
+                            "% of the total step time sampled is waiting for input.");
+  if (host_counted && host_compute_percent >= kHostBoundPercent) {
+    absl::StrAppend(statement, " It is CPU-bound: ", OneDigit(host_compute_percent),
+                    "% of the step time is host compute while the GPU has no work (Python, "
+                    "operator dispatch, CPU ops). Reduce the work per step on the host "
+                    "(torch.compile, CUDA graphs, fewer and larger ops).");
+  } else {
+    absl::StrAppend(statement, " Therefore, you should focus on reducing other time.");
+  }
   return false;
 }
 
@@ -265,6 +277,7 @@ BottleneckAnalysis ComputeBottleneckAnalysis(
     const InputTimeBreakdown& input_time_breakdown,
     const google::protobuf::RepeatedPtrField<google::protobuf::Any>& step_details) {
   double step = 0, input = 0, output = 0, compute = 0, collectives = 0, prepare = 0, unknown = 0;
+  double host_compute = 0, host_wait = 0;
   for (const google::protobuf::Any& any : step_details) {
     PerGenericStepDetails d;
     if (!any.UnpackTo(&d)) continue;
@@ -275,7 +288,13 @@ BottleneckAnalysis ComputeBottleneckAnalysis(
     collectives += d.device_collectives_ms();
     prepare += d.host_prepare_ms();
     unknown += d.unknown_time_ms();
+    host_compute += d.host_compute_ms();
+    host_wait += d.host_wait_input_ms();
   }
+  // Host activity was counted (the with-host breakdown, or a CPU-only
+  // profile) when any step has host compute, launches or input waits; the
+  // device-only breakdown has none of these.
+  const bool host_counted = host_compute > 0 || prepare > 0 || host_wait > 0;
   BottleneckAnalysis a;
   if (step == 0) {
     a.set_input_classification("unknown");
@@ -300,7 +319,8 @@ BottleneckAnalysis ComputeBottleneckAnalysis(
 
   std::string classification, statement;
   const bool all_other_reported =
-      InputAnalysis(input_percent, all_other_percent, &classification, &statement);
+      InputAnalysis(input_percent, all_other_percent, host_counted,
+                    100.0 * host_compute / step, &classification, &statement);
   a.set_input_classification(classification);
   a.set_input_statement(statement);
 

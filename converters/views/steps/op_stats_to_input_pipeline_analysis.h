@@ -6,10 +6,17 @@
 // min / max over steps; the verdict uses the totals over all steps:
 //   input% >= 20  -> "host"   ("HIGHLY input-bound")
 //   input% >= 5   -> "both"   ("MODERATELY input-bound")
-//   all-others% >= 3 -> "both" ("POTENTIALLY input-bound")
-//   otherwise     -> "device" ("NOT input-bound")
+//   all-others% >= 3, host activity not counted -> "both" ("POTENTIALLY
+//                    input-bound"; the plugin's rule, where the DataLoader
+//                    wait can only show as All Others)
+//   otherwise     -> "device" ("NOT input-bound"; "CPU-bound" added when
+//                    host activity is counted and host compute% >= 15)
+// Host activity is counted when any step has host compute, kernel launch
+// or input-wait time (the with-host breakdown, CPU-only profiles); the
+// device-only breakdown keeps the plugin's verdicts exactly.
 // kernel launch / all others / device collectives: >= 15% "high",
-// >= 3% "moderate", else "no". No steps -> "unknown".
+// >= 3% "moderate", else "no" (all others: "no" when the input verdict is
+// POTENTIALLY, which already names it). No steps -> "unknown".
 // Statements and recommendations are phrased for PyTorch users.
 #ifndef TBPROF_CONVERTERS_VIEWS_STEPS_OP_STATS_TO_INPUT_PIPELINE_ANALYSIS_H_
 #define TBPROF_CONVERTERS_VIEWS_STEPS_OP_STATS_TO_INPUT_PIPELINE_ANALYSIS_H_
@@ -27,6 +34,7 @@ inline constexpr double kModeratelyInputBoundPercent = 5;
 inline constexpr double kModeratelyAllOtherPercent = 3;
 inline constexpr double kHighlyBoundPercent = 15;     // kernel launch, all others, collectives
 inline constexpr double kModeratelyBoundPercent = 3;
+inline constexpr double kHostBoundPercent = 15;       // host compute: "CPU-bound"
 
 tensorflow::profiler::InputPipelineAnalysisResult ConvertOpStatsToInputPipelineAnalysis(
     const tensorflow::profiler::OpStats& op_stats);

@@ -13,6 +13,7 @@ namespace {
 
 using ::testing::DoubleNear;
 using ::testing::HasSubstr;
+using ::testing::Not;
 using tensorflow::profiler::BottleneckAnalysis;
 using tensorflow::profiler::GenericStepBreakdown;
 using tensorflow::profiler::InputPipelineAnalysisResult;
@@ -57,9 +58,11 @@ TEST(InputPipelineAnalysisTest, InputClassificationThresholds) {
       {19.9, 0, "both", "MODERATELY"}, {5, 0, "both", "MODERATELY"},
       {4.9, 3, "both", "POTENTIALLY"}, {1, 2.9, "device", "NOT"},
   };
+  // Input as host-to-device copies (GPU events): host activity is not
+  // counted, as in the device-only breakdown, so the plugin's rules apply.
   for (const Case& c : cases) {
     OpStats s;
-    AddStep(&s, 1, 100, {{kHostWaitInput, c.input_ms},
+    AddStep(&s, 1, 100, {{kHostToDevice, c.input_ms},
                          {kDeviceCompute32, 100 - c.input_ms - c.unknown_ms}});
     InputPipelineAnalysisResult r = ConvertOpStatsToInputPipelineAnalysis(s);
     BottleneckAnalysis b = Bottleneck(r);
@@ -67,6 +70,26 @@ TEST(InputPipelineAnalysisTest, InputClassificationThresholds) {
     EXPECT_THAT(b.input_statement(), HasSubstr(c.statement_word));
     EXPECT_THAT(r.input_percent(), DoubleNear(c.input_ms, 1e-6));
   }
+}
+
+// With host activity counted (the with-host breakdown), All Others is not
+// taken for input: 4.1% unknown with 80% host compute is NOT input-bound
+// but CPU-bound, and All Others gets its own (moderate) verdict.
+TEST(InputPipelineAnalysisTest, WithHostActivityAllOthersIsNotInput) {
+  OpStats s;
+  AddStep(&s, 1, 100, {{kHostCompute, 80}, {kHostPrepare, 8.6}, {kDeviceCompute16, 7.3}});
+  BottleneckAnalysis b = Bottleneck(ConvertOpStatsToInputPipelineAnalysis(s));
+  EXPECT_EQ(b.input_classification(), "device");
+  EXPECT_THAT(b.input_statement(), HasSubstr("NOT input-bound"));
+  EXPECT_THAT(b.input_statement(), HasSubstr("CPU-bound: 80.0%"));
+  EXPECT_EQ(b.all_other_classification(), "moderate");
+  EXPECT_EQ(b.kernel_launch_classification(), "moderate");
+  // Host compute below kHostBoundPercent: no CPU-bound sentence.
+  OpStats t;
+  AddStep(&t, 1, 100, {{kHostCompute, 14.9}, {kDeviceCompute32, 80}});
+  BottleneckAnalysis tb = Bottleneck(ConvertOpStatsToInputPipelineAnalysis(t));
+  EXPECT_EQ(tb.input_classification(), "device");
+  EXPECT_THAT(tb.input_statement(), Not(HasSubstr("CPU-bound")));
 }
 
 TEST(InputPipelineAnalysisTest, HostToDeviceCountsAsInput) {

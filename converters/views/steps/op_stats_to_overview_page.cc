@@ -83,7 +83,8 @@ std::string PrecisionStatement(const PrecisionStats& p) {
   const double percent_16bit = 100.0 * static_cast<double>(p.compute_16bit_ps()) / total;
   if (percent_16bit >= kLowPrecisionPercentThreshold) return "";
   return absl::StrFormat(
-      "Only %.1f%% of device computation is 16 bit. So you might want to use mixed precision: "
+      "Only %.1f%% of device computation is reduced precision (bf16, fp16, fp8 or tf32). So "
+      "you might want to use mixed precision: "
       "torch.autocast(device_type=\"cuda\", dtype=torch.bfloat16) (or torch.float16 with "
       "torch.amp.GradScaler), and torch.backends.cuda.matmul.allow_tf32 = True for the "
       "remaining float32 matmuls (if the reduced accuracy is acceptable).",

@@ -10,7 +10,10 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "converters/views/common/precision.h"
+#include "converters/views/common/tensor_core.h"
 #include "converters/views/steps/event_type_span.h"
+#include "converters/views/steps/launch_precision.h"
 #include "converters/views/steps/step_db_builder.h"
 #include "converters/views/steps/xspace_step_grouping.h"
 #include "src/base/sorted_cursor.h"
@@ -168,10 +171,14 @@ class DeviceEventMerger {
 };
 
 void ProcessDevicePlane(const XPlaneVisitor& plane, size_t plane_index,
-                        XSpaceStepGroups* groups, StepDbBuilder* steps,
-                        DeviceOpMetricsBuilder* ops, MemcpyTypeMap* memcpy_types) {
+                        const LaunchPrecisionHints& precision_hints, XSpaceStepGroups* groups,
+                        StepDbBuilder* steps, DeviceOpMetricsBuilder* ops,
+                        MemcpyTypeMap* memcpy_types) {
   // EventType from the name only, per event metadata (-1 = not computed).
   std::vector<int16_t> type_by_metadata(plane.num_event_metadata(), -1);
+  // Whether the name says nothing about precision (-1 = not computed): then
+  // the input types of the launching op decide (launch_precision.h).
+  std::vector<int8_t> name_is_typeless(plane.num_event_metadata(), -1);
   int32_t last_group = -1;
   CorrelationGroups::Cursor launch_cursor;
   // Stat metadata named "annotation" (a stat of no known type).
@@ -189,6 +196,15 @@ void ProcessDevicePlane(const XPlaneVisitor& plane, size_t plane_index,
     EventType type = static_cast<EventType>(cached);
     if (!s.shapes.empty() && (type == kDeviceCompute16 || type == kDeviceCompute32)) {
       type = ClassifyGpuEvent(event.name(), s.shapes);
+    } else if (type == kDeviceCompute32 && s.has_correlation_id && !precision_hints.empty()) {
+      int8_t& typeless = name_is_typeless[event.metadata_index()];
+      if (typeless < 0) {
+        typeless = PrecisionOfText(event.name()) == PrecisionHint::kUnknown &&
+                   !IsKernelUsingTensorCore(event.name());
+      }
+      if (typeless && precision_hints.Find(s.correlation_id) == PrecisionHint::kReduced) {
+        type = kDeviceCompute16;
+      }
     }
     ops->Add(s.tf_op, s.annotation, event.name(), duration_ps);
     const bool is_memcpy =
@@ -526,9 +542,11 @@ absl::StatusOr<StepAnalysis> ConvertXSpaceToStepAnalysis(const xplane::XSpaceDat
   }
   DeviceOpMetricsBuilder device_ops;
   MemcpyTypeMap memcpy_types;
+  const LaunchPrecisionHints precision_hints =
+      host && has_device ? LaunchPrecisionHints::Build(*host) : LaunchPrecisionHints();
   for (size_t i = 0; i < gpu_planes.size(); ++i) {
     XPlaneVisitor plane(&space, gpu_planes[i], base_ns);
-    ProcessDevicePlane(plane, i, &groups, &steps, &device_ops, &memcpy_types);
+    ProcessDevicePlane(plane, i, precision_hints, &groups, &steps, &device_ops, &memcpy_types);
   }
   groups.group_by_correlation_id = {};  // Done with: free before the host pass.
   InputOpMetricsBuilder input_ops;

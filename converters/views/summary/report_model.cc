@@ -282,6 +282,11 @@ HostReport BuildHostReport(const HostViews& host) {
   const InputPipelineAnalysisResult& ipa = PickInputAnalysis(views);
   FillSteps(ipa, &report);
   FillInput(ipa, &report);
+  if (views.breakdown.num_steps > 0) {
+    report.breakdown = std::string(BreakdownName(views.breakdown.breakdown));
+    report.breakdown_note = DescribeBreakdown(
+        views.breakdown, views.has_other_breakdown ? &views.other_breakdown : nullptr);
+  }
   FillKernels(views.kernel_stats, &report);
   FillMemory(views.memory_profile, &report);
   report.operators = views.operators;
@@ -297,6 +302,33 @@ HostReport BuildHostReport(const HostViews& host) {
     }
   }
   return report;
+}
+
+namespace {
+
+std::string StepAndInput(const BreakdownSummary& s) {
+  return absl::StrFormat("%.1f ms per step, input %.1f ms (%.1f%%)", s.avg_step_ms, s.input_ms,
+                         s.input_percent);
+}
+
+}  // namespace
+
+std::string DescribeBreakdown(const BreakdownSummary& shown, const BreakdownSummary* other) {
+  if (shown.num_steps == 0) return "";
+  const bool with_host = shown.breakdown == Breakdown::kWithHost;
+  std::string text =
+      with_host ? absl::StrCat("Step time includes host activity (tbprof's default): ",
+                               StepAndInput(shown), "; xprof's overview counts device events "
+                                                    "only")
+                : absl::StrCat("Step time counts device events only, as xprof's overview does: ",
+                               StepAndInput(shown), "; with host activity (tbprof's default)");
+  if (other != nullptr && other->num_steps > 0) {
+    absl::StrAppend(&text, ": ", StepAndInput(*other), ".");
+  } else {
+    absl::StrAppend(&text, " (--breakdown=", with_host ? "device-only" : "with-host",
+                    " shows it).");
+  }
+  return text;
 }
 
 std::string HtmlToPlainText(absl::string_view html) {

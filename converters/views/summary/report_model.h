@@ -24,7 +24,8 @@ namespace tbprof::views {
 // its peak). Each form is complete and already escaped for its medium.
 struct ReportAppendix {
   std::string host;
-  std::string key;   // Stable id, the JSON member name, e.g. "memory_snapshot".
+  std::string key;    // Stable id, the JSON member name, e.g. "memory_snapshot".
+  std::string title;  // For the table of contents, e.g. "memory snapshot".
   std::string text;  // Terminal text, ending with a newline.
   std::string json;  // One JSON value.
   std::string html;  // A self-contained HTML fragment.
@@ -124,6 +125,11 @@ struct HostReport {
   bool has_overview_analysis = false;
 
   // Steps.
+  // Which breakdown the step numbers use ("with-host" / "device-only", "" if
+  // unknown) and one plain-text sentence saying so and how the numbers relate
+  // to xprof's overview (DescribeBreakdown); "" without steps.
+  std::string breakdown;
+  std::string breakdown_note;
   double avg_step_ms = 0;
   double min_step_ms = 0;
   double max_step_ms = 0;
@@ -161,6 +167,14 @@ struct HostReport {
 
 // Derives the report of one host from its views.
 HostReport BuildHostReport(const HostViews& host);
+
+// One sentence naming the breakdown of `shown` and, with `other` (may be
+// null or without steps), the other breakdown's step and input time, e.g.
+// "Step time includes host activity (tbprof's default): 150.8 ms, input
+// 33.9 ms (22.5%); xprof's overview counts device events only: 118.3 ms,
+// input 1.7 ms (1.5%)." Without `other`, names the flag that gives xprof's
+// numbers. "" when `shown` has no steps.
+std::string DescribeBreakdown(const BreakdownSummary& shown, const BreakdownSummary* other);
 
 // Plain text of an HTML fragment: tags removed, the common entities (&amp;
 // &lt; &gt; &quot; &#39; &nbsp;) decoded, runs of whitespace collapsed.

@@ -106,6 +106,32 @@ TEST(ReportModelTest, EmptyViewsGiveEmptySections) {
   EXPECT_FALSE(r.has_overview_analysis);
 }
 
+TEST(ReportModelTest, DescribeBreakdownGivesBothNumbers) {
+  BreakdownSummary with_host{Breakdown::kWithHost, 4, 150.8, 33.9, 22.5};
+  BreakdownSummary device_only{Breakdown::kDeviceOnly, 4, 118.3, 1.7, 1.5};
+  EXPECT_EQ(DescribeBreakdown(with_host, &device_only),
+            "Step time includes host activity (tbprof's default): 150.8 ms per step, input "
+            "33.9 ms (22.5%); xprof's overview counts device events only: 118.3 ms per step, "
+            "input 1.7 ms (1.5%).");
+  EXPECT_EQ(DescribeBreakdown(device_only, &with_host),
+            "Step time counts device events only, as xprof's overview does: 118.3 ms per step, "
+            "input 1.7 ms (1.5%); with host activity (tbprof's default): 150.8 ms per step, "
+            "input 33.9 ms (22.5%).");
+  EXPECT_THAT(DescribeBreakdown(with_host, nullptr), HasSubstr("--breakdown=device-only"));
+  EXPECT_EQ(DescribeBreakdown(BreakdownSummary{}, &device_only), "");
+}
+
+TEST(ReportModelTest, BreakdownNoteFromTheViews) {
+  HostViews host{"worker0", testing::MakeSampleViews()};
+  EXPECT_EQ(BuildHostReport(host).breakdown_note, "");  // Not computed: no note.
+  host.views.breakdown = {Breakdown::kWithHost, 4, 150.8, 33.9, 22.5};
+  host.views.has_other_breakdown = true;
+  host.views.other_breakdown = {Breakdown::kDeviceOnly, 4, 118.3, 1.7, 1.5};
+  const HostReport r = BuildHostReport(host);
+  EXPECT_EQ(r.breakdown, "with-host");
+  EXPECT_THAT(r.breakdown_note, HasSubstr("118.3 ms per step"));
+}
+
 TEST(ReportModelTest, HtmlToPlainText) {
   EXPECT_EQ(HtmlToPlainText("a <b>bold</b> &amp; <a href=\"x\">link</a>."), "a bold & link.");
   EXPECT_EQ(HtmlToPlainText("line<br>next<p>para</p>"), "line next para");

@@ -9,7 +9,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "converters/chrome_json/json_number.h"
-#include "converters/chrome_json/utf8.h"
+#include "converters/common/utf8.h"
 #include "converters/common/collective_stats.h"
 #include "converters/common/input_pipeline_stages.h"
 #include "src/base/resource_usage.h"

@@ -10,7 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "converters/chrome_json/json_number.h"
 #include "converters/chrome_json/trace_event_mapper.h"
-#include "converters/chrome_json/utf8.h"
+#include "converters/common/utf8.h"
 #include "converters/common/gpu_memcpy_kinds.h"
 #include "converters/common/gpu_plane_stats.h"
 #include "converters/common/kernel_details.h"

@@ -8,7 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "converters/chrome_json/trace_event_mapper.h"
-#include "converters/chrome_json/utf8.h"
+#include "converters/common/utf8.h"
 #include "src/base/status_macros.h"
 #include "src/xplane/xspace_schema.h"
 

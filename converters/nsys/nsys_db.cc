@@ -10,6 +10,7 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "converters/common/utf8.h"
 
 namespace tbprof::converters::nsys {
 
@@ -58,8 +59,10 @@ int64_t NsysQuery::Int(int column) const { return sqlite3_column_int64(stmt_, co
 absl::string_view NsysQuery::Text(int column) const {
   const unsigned char* text = sqlite3_column_text(stmt_, column);
   if (text == nullptr) return {};
-  return absl::string_view(reinterpret_cast<const char*>(text),
-                           static_cast<size_t>(sqlite3_column_bytes(stmt_, column)));
+  const absl::string_view stored(reinterpret_cast<const char*>(text),
+                                 static_cast<size_t>(sqlite3_column_bytes(stmt_, column)));
+  if (sanitized_.size() <= static_cast<size_t>(column)) sanitized_.resize(column + 1);
+  return SanitizeUtf8(stored, &sanitized_[column]);
 }
 
 absl::StatusOr<std::unique_ptr<NsysDb>> NsysDb::Open(const std::string& path) {

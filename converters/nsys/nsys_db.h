@@ -45,7 +45,9 @@ class NsysQuery {
   absl::StatusOr<bool> Next();
   bool IsNull(int column) const;
   int64_t Int(int column) const;  // 0 for NULL.
-  // Bytes of a TEXT column as stored (not checked for UTF-8); empty for NULL.
+  // A TEXT column as valid UTF-8 (each invalid byte of what is stored becomes
+  // U+FFFD, since XSpace string fields must be UTF-8); empty for NULL. Valid
+  // until the next row or the next Text() of the same column.
   absl::string_view Text(int column) const;
   // Rows read so far.
   int64_t rows() const { return rows_; }
@@ -58,6 +60,7 @@ class NsysQuery {
   sqlite3_stmt* stmt_;
   std::string table_;
   int64_t rows_ = 0;
+  mutable std::vector<std::string> sanitized_;  // Per column, for Text().
 };
 
 class NsysDb {

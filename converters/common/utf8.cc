@@ -1,4 +1,4 @@
-#include "converters/chrome_json/utf8.h"
+#include "converters/common/utf8.h"
 
 #include <cstdint>
 #include <cstring>

@@ -1,7 +1,8 @@
-// UTF-8 hygiene for names copied from JSON into XSpace `string` fields
+// UTF-8 hygiene for names copied from any input (JSON, SQLite) into XSpace
+// `string` fields
 // (protobuf parsers reject invalid UTF-8 there).
-#ifndef TBPROF_CONVERTERS_CHROME_JSON_UTF8_H_
-#define TBPROF_CONVERTERS_CHROME_JSON_UTF8_H_
+#ifndef TBPROF_CONVERTERS_COMMON_UTF8_H_
+#define TBPROF_CONVERTERS_COMMON_UTF8_H_
 
 #include <string>
 
@@ -15,4 +16,4 @@ absl::string_view SanitizeUtf8(absl::string_view s, std::string* scratch);
 
 }  // namespace tbprof::converters
 
-#endif  // TBPROF_CONVERTERS_CHROME_JSON_UTF8_H_
+#endif  // TBPROF_CONVERTERS_COMMON_UTF8_H_

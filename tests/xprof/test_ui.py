@@ -27,16 +27,10 @@ Without selenium, chromedriver or chromium the browser tests are skipped,
 except under CI=true, where that is a failure naming what is missing.
 """
 
-import gzip
 import json
 import os
-import pathlib
 import re
-import shutil
-import signal
 import socket
-import subprocess
-import sys
 import time
 import urllib.error
 import urllib.parse
@@ -45,6 +39,9 @@ import urllib.request
 import pytest
 
 from conftest import SHARED, convert
+# pylint: disable-next=unused-import (browser, shots: fixtures)
+from ui_helpers import (Server, _console_script, _elements, _free_port, _text, _unavailable,
+                        _wait_for, browser, shots)
 
 KINETO_TRACE = SHARED / 'kineto' / 'resnet50_v100_dataloader_workers0.pt.trace.json.gz'
 MULTI_RANK_DIR = SHARED / 'kineto' / 'dlrm_8ranks'
@@ -64,31 +61,11 @@ REQUIRED_TOOLS = ('overview_page', 'trace_viewer@', 'kernel_stats', 'memory_prof
 RUNS_WITH_MEMORY = {KINETO_RUN}
 
 PLUGIN_PREFIX = '/data/plugin/profile'  # same prefix on both servers
-SERVER_START_TIMEOUT_S = 90
-HTTP_TIMEOUT_S = 120  # one request; the first data request converts the run
-# One wait for something on a page: how long it may take once the servers
-# and the browser have gone quiet. While they still compute (their CPU time
-# grows, e.g. xprof combining the hosts of a run on a busy machine), the
-# wait goes on, up to PAGE_HARD_LIMIT_S: the tests wait on what the servers
-# and the page do, not on how fast this machine happens to be.
-PAGE_TIMEOUT_S = 60
-PAGE_HARD_LIMIT_S = 900
 
 # Page text that means a tool came up empty or broken.
 NO_STEP_MARKER = 'No step marker observed'
 EMPTY_OR_ERROR_TEXTS = (NO_STEP_MARKER, 'There is no', 'No data', 'Failed to load',
                         'We failed to fetch')
-
-# Chromium flags: headless, and no network but loopback. The resolver rules
-# make every other host name fail to resolve; the dead proxy catches any
-# request to a literal address (loopback is never proxied).
-CHROMIUM_ARGS = (
-    '--headless=new', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage',
-    '--window-size=1600,1000', '--no-first-run', '--disable-background-networking',
-    '--disable-component-update', '--disable-sync', '--disable-default-apps',
-    '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1, EXCLUDE localhost',
-    '--proxy-server=http://127.0.0.1:9',
-)
 
 # Fraction of sampled pixels of the fullest 2D canvas that are painted (not
 # transparent, not near-white).
@@ -122,151 +99,10 @@ STEP_TIME_GRAPH_HIDDEN = (
     "(ModelTracker::IsTraining in xplane_to_op_stats.cc); a PyTorch trace has "
     "none, so the page says 'Is training job: false' and hides the graph")
 
-VENV_BIN = pathlib.Path(sys.executable).parent
-
-
-# --- availability ------------------------------------------------------------
-
-def _unavailable(what):
-  """Skips (or, under CI=true, fails) a test that needs something missing."""
-  if os.environ.get('CI', '').lower() == 'true':
-    pytest.fail(f'UI test cannot run: {what} (CI=true: this is a failure; '
-                'scripts/setup.sh installs chromium and chromium-driver, '
-                'scripts/python_envs.sh installs selenium)', pytrace=False)
-  pytest.skip(f'UI test needs {what}')
-
-
 def _require_inputs():
   missing = [str(p) for p in (KINETO_TRACE, MULTI_RANK_DIR) if not p.exists()]
   if missing:
     _unavailable('the shared test data: ' + ', '.join(missing))
-
-
-def _console_script(name):
-  """Path of a console script of the venv that runs pytest (tensorboard, xprof)."""
-  path = VENV_BIN / name
-  if not path.exists():
-    _unavailable(f'the `{name}` command beside {sys.executable}')
-  return path
-
-
-# --- servers -----------------------------------------------------------------
-
-def _free_port():
-  with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-    sock.bind(('127.0.0.1', 0))
-    return sock.getsockname()[1]
-
-
-def _http_get(url, timeout=HTTP_TIMEOUT_S):
-  """GET url; returns (status, body bytes, content type). Never raises on 4xx/5xx."""
-  request = urllib.request.Request(url, headers={'Accept-Encoding': 'gzip'})
-  try:
-    with urllib.request.urlopen(request, timeout=timeout) as response:
-      status, headers, body = response.status, response.headers, response.read()
-  except urllib.error.HTTPError as error:
-    status, headers, body = error.code, error.headers, error.read()
-  if headers.get('Content-Encoding', '') == 'gzip' or body[:2] == b'\x1f\x8b':
-    body = gzip.decompress(body)
-  return status, body, headers.get('Content-Type', '')
-
-
-def _helpers_cpu_ticks():
-  """CPU time (clock ticks) used so far by this test's child processes.
-
-  These are the servers (TensorBoard, xprof and what they start) and the
-  browser (chromedriver, Chromium): while it grows, the page is still being
-  computed or drawn.
-  """
-  parents, stats = {}, {}
-  for entry in os.listdir('/proc'):
-    if not entry.isdigit():
-      continue
-    try:
-      with open(f'/proc/{entry}/stat', encoding='ascii', errors='replace') as stat:
-        fields = stat.read().rsplit(')', 1)[1].split()
-    except OSError:
-      continue
-    parents[int(entry)] = int(fields[1])
-    stats[int(entry)] = sum(int(f) for f in fields[11:13])  # utime stime
-  me, total = os.getpid(), 0
-  for pid, ticks in stats.items():
-    ancestor, hops = parents.get(pid), 0
-    while ancestor and ancestor != me and hops < 64:
-      ancestor, hops = parents.get(ancestor), hops + 1
-    if ancestor == me:
-      total += ticks
-  return total
-
-
-class Server:
-  """A web server subprocess in its own process group, with its log in a file."""
-
-  def __init__(self, name, argv, port, log_path):
-    self.name = name
-    self.argv = [str(a) for a in argv]
-    self.url = f'http://127.0.0.1:{port}'
-    self.log_path = log_path
-    self.proc = None
-
-  def start(self):
-    with open(self.log_path, 'wb') as log:
-      self.proc = subprocess.Popen(self.argv, stdout=log, stderr=subprocess.STDOUT,
-                                   stdin=subprocess.DEVNULL, start_new_session=True,
-                                   cwd=self.log_path.parent)
-
-  def log_tail(self, chars=3000):
-    try:
-      return self.log_path.read_text(errors='replace')[-chars:]
-    except OSError:
-      return ''
-
-  def wait_ready(self, timeout=SERVER_START_TIMEOUT_S):
-    """Waits until the plugin's runs route answers 200."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-      if self.proc.poll() is not None:
-        pytest.fail(f'{self.name} exited with {self.proc.returncode} before answering '
-                    f'HTTP.\n$ {" ".join(self.argv)}\n{self.log_tail()}', pytrace=False)
-      try:
-        if _http_get(self.url + PLUGIN_PREFIX + '/runs', timeout=5)[0] == 200:
-          return
-      except OSError:
-        pass
-      time.sleep(0.5)
-    pytest.fail(f'{self.name} did not answer {self.url} within {timeout} s.\n'
-                f'$ {" ".join(self.argv)}\n{self.log_tail()}', pytrace=False)
-
-  def stop(self):
-    """Ends the whole process group: SIGTERM, then SIGKILL after 10 s."""
-    if self.proc is None or self.proc.poll() is not None:
-      return
-    for sig, wait_s in ((signal.SIGTERM, 10), (signal.SIGKILL, 10)):
-      try:
-        os.killpg(self.proc.pid, sig)
-      except ProcessLookupError:
-        return
-      try:
-        self.proc.wait(timeout=wait_s)
-        break
-      except subprocess.TimeoutExpired:
-        continue
-    # Children left in the group (TensorBoard's data server) go with it.
-    try:
-      os.killpg(self.proc.pid, signal.SIGKILL)
-    except ProcessLookupError:
-      pass
-
-  def get(self, route, **params):
-    """GET a plugin route; returns (status, body bytes, content type)."""
-    query = urllib.parse.urlencode(params)
-    return _http_get(f'{self.url}{PLUGIN_PREFIX}/{route}' + (f'?{query}' if query else ''))
-
-  def get_json(self, route, **params):
-    status, body, _ = self.get(route, **params)
-    assert status == 200, (f'{self.name} {route} {params}: HTTP {status}: '
-                           f'{body[:500]!r}\n{self.log_tail()}')
-    return json.loads(body)
 
 
 def _make_logdir(tmp_path_factory, name):
@@ -388,109 +224,6 @@ def test_tool_data_for_every_host(servers, server_name, run, tool):
                            f'{body[:500]!r}\n{server.log_tail()}')
     assert body.strip(), f'{server_name}: data {tool} {run}/{host} is empty'
     _check_tool_payload(tool, run, host, body)
-
-
-# --- the browser -----------------------------------------------------------------
-
-@pytest.fixture(scope='module')
-def browser():
-  """Headless Chromium driven through Debian's chromedriver; quit at the end."""
-  try:
-    from selenium import webdriver  # pylint: disable=import-outside-toplevel
-    from selenium.webdriver.chrome.service import Service  # pylint: disable=import-outside-toplevel
-  except ImportError:
-    _unavailable('the selenium package (scripts/requirements/xprof.txt)')
-  driver_path = (os.environ.get('TBPROF_CHROMEDRIVER') or shutil.which('chromedriver')
-                 or '/usr/bin/chromedriver')
-  if not os.access(driver_path, os.X_OK):
-    _unavailable('chromedriver (Debian package chromium-driver)')
-  chromium = next((shutil.which(n) for n in ('chromium', 'chromium-browser', 'google-chrome')
-                   if shutil.which(n)), None)
-  if chromium is None:
-    _unavailable('chromium (Debian package chromium)')
-  options = webdriver.ChromeOptions()
-  options.binary_location = chromium
-  for arg in CHROMIUM_ARGS:
-    options.add_argument(arg)
-  try:
-    driver = webdriver.Chrome(service=Service(driver_path), options=options)
-  except Exception as error:  # pylint: disable=broad-exception-caught
-    _unavailable(f'a working chromium + chromedriver ({error.__class__.__name__}: '
-                 f'{str(error)[:300]})')
-  try:
-    driver.set_window_size(1600, 1000)
-    driver.set_page_load_timeout(PAGE_TIMEOUT_S)
-    yield driver
-  finally:
-    driver.quit()
-
-
-@pytest.fixture(scope='module')
-def shots(tmp_path_factory):
-  """Where screenshots go; returns a function that saves one and returns its path."""
-  out = tmp_path_factory.mktemp('ui_screenshots')
-  copy_to = os.environ.get('TBPROF_UI_SCREENSHOTS')
-
-  def save(driver, name):
-    driver.switch_to.default_content()
-    path = out / name
-    assert driver.save_screenshot(str(path)), f'no screenshot {path}'
-    print(f'screenshot: {path} ({path.stat().st_size // 1024} KiB)')
-    if copy_to:
-      pathlib.Path(copy_to).mkdir(parents=True, exist_ok=True)
-      shutil.copyfile(path, pathlib.Path(copy_to) / name)
-    return path
-
-  return save
-
-
-def _wait_for(driver, condition, what, timeout=PAGE_TIMEOUT_S):
-  """Polls condition() until truthy.
-
-  Fails with the page's text once timeout seconds have passed with the
-  servers and the browser idle (no CPU time used by them), or after
-  PAGE_HARD_LIMIT_S.
-  """
-  from selenium.common.exceptions import WebDriverException  # pylint: disable=import-outside-toplevel
-  start = time.monotonic()
-  deadline = start + timeout
-  ticks = _helpers_cpu_ticks()
-  while True:
-    try:
-      result = condition()
-      if result:
-        return result
-    except WebDriverException:
-      pass  # stale element, frame not ready yet: poll again
-    now_ticks = _helpers_cpu_ticks()
-    if now_ticks != ticks:  # a server is still working on the answer
-      ticks = now_ticks
-      deadline = max(deadline, min(time.monotonic() + timeout, start + PAGE_HARD_LIMIT_S))
-    if time.monotonic() > deadline:
-      break
-    time.sleep(0.5)
-  try:
-    text = driver.execute_script('return document.body ? document.body.innerText : ""')
-  except WebDriverException as error:
-    text = f'(no page text: {error.__class__.__name__})'
-  pytest.fail(f'timed out after {time.monotonic() - start:.0f} s ({timeout} s with the servers '
-              f'and browser idle) waiting for {what}; page '
-              f'{driver.current_url} says:\n{text[:2000]}', pytrace=False)
-
-
-def _elements(driver, css):
-  from selenium.webdriver.common.by import By  # pylint: disable=import-outside-toplevel
-  return driver.find_elements(By.CSS_SELECTOR, css)
-
-
-def _text(driver, css='body'):
-  """innerText of the first element matching css ('' if none).
-
-  Read through JavaScript: the trace viewer's web-components polyfill breaks
-  the iteration that WebDriver's own element lookup relies on.
-  """
-  return driver.execute_script(
-      'const e = document.querySelector(arguments[0]); return e ? e.innerText : "";', css)
 
 
 def _enter_tensorboard_profile(driver, server):

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Checks that the page scripts in this folder parse as JavaScript, put together
 # as the pages put them: page_prelude.js + <page>.js + page_epilogue.js for the
-# report and diff pages; distributed.js on its own. Also checks that every CSS
+# report and diff pages (and with lib_epilogue.js, as tbprof's TensorBoard
+# tab loads them); distributed.js on its own. Also checks that every CSS
 # file has balanced braces. Exit 77 (skipped) when node is not installed.
 #
 #   lint_assets.sh [ASSETS_DIR]
@@ -21,6 +22,7 @@ check() {  # check NAME FILE...
 }
 for page in report diff; do
   check "$page.page.js" "$dir/page_prelude.js" "$dir/$page.js" "$dir/page_epilogue.js"
+  check "$page.lib.js" "$dir/page_prelude.js" "$dir/$page.js" "$dir/lib_epilogue.js"
 done
 check distributed.js "$dir/distributed.js"
 for css in "$dir"/*.css; do
@@ -30,7 +32,7 @@ for css in "$dir"/*.css; do
 done
 # Every .js file here is one of the pieces above.
 for js in "$dir"/*.js; do
-  case $(basename "$js") in page_prelude.js|page_epilogue.js|report.js|diff.js|distributed.js) ;;
+  case $(basename "$js") in page_prelude.js|page_epilogue.js|lib_epilogue.js|report.js|diff.js|distributed.js) ;;
     *) echo "FAIL $(basename "$js"): not checked by this script"; fail=1 ;; esac
 done
 exit $fail

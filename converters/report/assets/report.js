@@ -733,6 +733,48 @@
     if (entries.length) header.appendChild(toc(entries));
   }
 
+  // ---- One view at a time, for a page that shows the sections separately
+  // (tbprof's TensorBoard tab, python/tbprof/tensorboard_plugin, loads this
+  // script with lib_epilogue.js instead of page_epilogue.js). Each view takes
+  // the slice of a host object that the tab serves for it (the keys its
+  // panels read; views_file.py says which) and draws the same panels as the
+  // page above, each in safely() so one broken panel leaves the others.
+  var VIEWS = {
+    overview: function (x) {
+      return [safely('cards', function () { return cards(x); }),
+              safely('overview', function () { return verdictPanel(x); }),
+              safely('step time', function () { return stepPanel(x); }),
+              safely('input pipeline', function () { return inputPanel(x); }),
+              safely('diagnostics', function () { return diagnosticsPanel(x); })];
+    },
+    operators: function (x) { return [safely('operators', function () { return operatorsPanel(x); })]; },
+    kernels: function (x) { return [safely('kernels', function () { return kernelPanel(x); })]; },
+    memory: function (x) { return [safely('memory', function () { return memoryPanel(x); })]; },
+    modules: function (x) { return [safely('modules', function () { return modulesPanel(x); })]; },
+    gemm: function (x) { return [safely('gemm', function () { return gemmPanel(x); })]; },
+    // {hosts: [host slices]}: the step time of every host side by side.
+    hosts: function (d) { return d.hosts.length > 1 ? [safely('comparison', function () { return comparePanel(d.hosts); })] : []; }
+  };
+
+  // Draws view `name` of `data` at the end of `root`; resets and then
+  // reports the render status (#render-status) as the page does. Returns the
+  // errors of this drawing (empty when every panel drew).
+  function renderView(name, data, root) {
+    errors.length = 0;
+    charts = 0;
+    if (!VIEWS.hasOwnProperty(name)) throw new Error('no view named ' + name);
+    VIEWS[name](data).forEach(function (el) { if (el) root.appendChild(el); });
+    status();
+    return errors.slice();
+  }
+
+  // What lib_epilogue.js registers as window.tbprofLibs.report.
+  function libExports() {
+    return {name: 'report', views: Object.keys(VIEWS), renderView: renderView,
+            dom: {h: h, panel: panel, badge: badge, card: card, legend: legend},
+            format: {ms: ms, pct: pct, bytes: bytes, num: num, shortName: shortName}};
+  }
+
   // With "#selftest" in the URL (tests/report_html_chromium_test.sh), click
   // the sortable tables' headers (a numeric column, data-num-col, and the
   // first) and check the row order each time.

@@ -63,7 +63,8 @@ cmake --install "$BUILD_DIR" --prefix "$B" --strip > /dev/null
 [ -x "$B/bin/tbprof" ] || fail "the install put no bin/tbprof under $B"
 [ -f "$B/lib/libtbprof_cupti.so" ] || fail "the install put no lib/libtbprof_cupti.so under $B"
 # Only the product travels (tests install nothing, but be sure).
-find "$B" -mindepth 1 -maxdepth 1 ! -name bin ! -name lib -exec rm -rf {} +
+find "$B" -mindepth 1 -maxdepth 1 ! -name bin ! -name lib ! -name assets -exec rm -rf {} +
+[ -f "$B/assets/report.js" ] || fail "the install put no assets/report.js under $B (the TensorBoard tab needs it)"
 
 # 3. The libraries: what ldd resolves for the product, minus the system's own.
 # Left to the system: glibc, libstdc++/libgcc_s (every Linux has them; a job's

@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """Makes the tbprof wheel from a relocatable bundle (scripts/bundle.sh).
 
-The wheel holds the Python package (python/tbprof) with the bundle's bin/ and
-lib/ inside it, at tbprof/bin and tbprof/lib: the layout `pip install .`
+The wheel holds the Python package (python/tbprof, with its subpackages and
+their static files, e.g. the TensorBoard tab) with the bundle's bin/, lib/ and
+assets/ (the report's scripts and styles, which the tab serves) inside it, at
+tbprof/bin, tbprof/lib and tbprof/assets: the layout `pip install .`
 makes, so tbprof._paths and `tbprof record` (<bin>/../lib) find them the
 same way, and the bundle's relative RPATHs ($ORIGIN/../lib, $ORIGIN) hold.
 
@@ -51,9 +53,13 @@ def build_wheel(bundle, python_dir, version, plat, out):
   wheel_path = out / f'tbprof-{version}-{tag}.whl'
   dist_info = f'tbprof-{version}.dist-info'
   entries = []  # (archive name, bytes, executable)
-  for path in sorted(python_dir.glob('*.py')):
-    entries.append((f'tbprof/{path.name}', path.read_bytes(), False))
-  for sub in ('bin', 'lib'):
+  for path in sorted(python_dir.rglob('*')):
+    if path.is_file() and '__pycache__' not in path.parts and path.suffix != '.pyc':
+      entries.append((f'tbprof/{path.relative_to(python_dir).as_posix()}', path.read_bytes(),
+                      False))
+  for sub in ('bin', 'lib', 'assets'):
+    if sub == 'assets' and not (bundle / sub).is_dir():
+      raise ValueError(f'{bundle / sub}: missing (the TensorBoard tab needs the report assets)')
     for path in sorted((bundle / sub).iterdir()):
       if path.is_symlink() or not path.is_file():
         raise ValueError(f'{path}: not a regular file (a wheel cannot hold it)')
@@ -70,7 +76,9 @@ def build_wheel(bundle, python_dir, version, plat, out):
                   (f'Wheel-Version: 1.0\nGenerator: tbprof make_wheel.py\n'
                    f'Root-Is-Purelib: false\nTag: {tag}\n').encode(), False))
   entries.append((f'{dist_info}/entry_points.txt',
-                  b'[console_scripts]\ntbprof = tbprof._cli:main\n', False))
+                  b'[console_scripts]\ntbprof = tbprof._cli:main\n\n'
+                  b'[tensorboard_plugins]\ntbprof = tbprof.tensorboard_plugin:TbprofPlugin\n',
+                  False))
   record = ''.join(f'{name},{_record_hash(data)},{len(data)}\n' for name, data, _ in entries)
   record += f'{dist_info}/RECORD,,\n'
   entries.append((f'{dist_info}/RECORD', record.encode(), False))

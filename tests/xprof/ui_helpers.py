@@ -192,9 +192,10 @@ class Server:
 
 # --- the browser -----------------------------------------------------------------
 
-@pytest.fixture(scope='module')
-def browser():
-  """Headless Chromium driven through Debian's chromedriver; quit at the end."""
+def make_browser(performance_log=False):
+  """Headless Chromium through Debian's chromedriver (a generator: yields the
+  driver, quits it at the end). With performance_log, Chromium's DevTools
+  log (every network request) is kept for driver.get_log('performance')."""
   try:
     from selenium import webdriver  # pylint: disable=import-outside-toplevel
     from selenium.webdriver.chrome.service import Service  # pylint: disable=import-outside-toplevel
@@ -212,6 +213,8 @@ def browser():
   options.binary_location = chromium
   for arg in CHROMIUM_ARGS:
     options.add_argument(arg)
+  if performance_log:
+    options.set_capability('goog:loggingPrefs', {'performance': 'ALL'})
   try:
     driver = webdriver.Chrome(service=Service(driver_path), options=options)
   except Exception as error:  # pylint: disable=broad-exception-caught
@@ -223,6 +226,12 @@ def browser():
     yield driver
   finally:
     driver.quit()
+
+
+@pytest.fixture(scope='module')
+def browser():
+  """Headless Chromium driven through Debian's chromedriver; quit at the end."""
+  yield from make_browser()
 
 
 @pytest.fixture(scope='module')

@@ -7,7 +7,9 @@
 //
 // For tests, #render-status carries data-status (as the report page:
 // "ok charts=N errors=0", or "error ..."), and #view carries data-state
-// ("loading", "ready" or "error") with data-run, data-host and data-view.
+// ("loading", "ready" or "error") with data-run, data-host and data-view,
+// and data-ms: how long the view took from the click to drawn (request,
+// parse and drawing).
 
 const VIEWS = [
   ['overview', 'Overview'], ['operators', 'Operators'], ['kernels', 'GPU kernels'],
@@ -117,7 +119,7 @@ class Tab {
   }
 
   async show() {
-    const seq = ++this.seq, {run, host, view} = this.state;
+    const seq = ++this.seq, {run, host, view} = this.state, t0 = performance.now();
     for (const b of this.tabs.children) {
       b.classList.toggle('active', b.getAttribute('data-view') === view);
     }
@@ -132,6 +134,7 @@ class Tab {
       this.note.replaceChildren(...note);
       this.view.replaceChildren(root);
       // The renderers have written #render-status by now.
+      this.view.setAttribute('data-ms', (performance.now() - t0).toFixed(1));
       this.setState('ready');
     } catch (error) {
       if (seq !== this.seq) return;

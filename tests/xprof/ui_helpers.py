@@ -122,8 +122,9 @@ def _helpers_cpu_ticks():
 class Server:
   """A web server subprocess in its own process group, with its log in a file."""
 
-  def __init__(self, name, argv, port, log_path, plugin_prefix=PLUGIN_PREFIX):
+  def __init__(self, name, argv, port, log_path, plugin_prefix=PLUGIN_PREFIX, env=None):
     self.name = name
+    self.env = env  # None: this process's environment
     self.plugin_prefix = plugin_prefix
     self.argv = [str(a) for a in argv]
     self.url = f'http://127.0.0.1:{port}'
@@ -134,7 +135,7 @@ class Server:
     with open(self.log_path, 'wb') as log:
       self.proc = subprocess.Popen(self.argv, stdout=log, stderr=subprocess.STDOUT,
                                    stdin=subprocess.DEVNULL, start_new_session=True,
-                                   cwd=self.log_path.parent)
+                                   cwd=self.log_path.parent, env=self.env)
 
   def log_tail(self, chars=3000):
     try:

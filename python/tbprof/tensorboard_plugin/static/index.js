@@ -158,6 +158,16 @@ class Tab {
     if (this.run().views === 'none') note.push(el('div', {cls: 'muted', text: NOT_FOR_OTHERS}));
     if (view === 'distributed') {
       lib.renderView('hosts', data, root);
+      // The host table's links (#host-<i> on the report page) open that host.
+      root.addEventListener('click', (event) => {
+        const a = event.target.closest('a[href^="#host-"]');
+        const x = a && data.hosts[+a.getAttribute('href').slice(6)];
+        if (!x) return;
+        event.preventDefault();
+        Object.assign(this.state, {host: x.host, view: 'overview'});
+        this.hostSelect.value = x.host;
+        this.show();
+      });
       if (data.distributedHtml) {
         const section = el('div', {cls: 'distributed-html'});
         section.innerHTML = data.distributedHtml;  // tbprof's own C++-escaped HTML
@@ -192,9 +202,10 @@ class Tab {
   }
 
   async drawDiff(root, seq) {
-    const names = this.runs.map((r) => r.run);
-    const base = this.diffBase || (names.length > 1 ? names[0] : names[0]);
-    const next = this.diffNew || (names.length > 1 ? names[1] : names[0]);
+    // Default: this run against the next one in the list.
+    const names = this.runs.map((r) => r.run), at = names.indexOf(this.state.run);
+    const base = this.diffBase || this.state.run;
+    const next = this.diffNew || names[(at + 1) % names.length];
     const pick = (id, value, set) => {
       const s = el('select', {id: id, onchange: () => { set(s.value); this.show(); }},
                    names.map((n) => el('option', {value: n, text: n})));

@@ -4,7 +4,7 @@ with their views files, the plugin registered for TensorBoard as `pip
 install` registers it, and the report page's number formats.
 """
 
-import math
+import decimal
 import os
 import pathlib
 import shutil
@@ -115,9 +115,10 @@ def plugin_pythonpath(tmp_dir):
 # --- the report page's number formats (report.js ms, pct, bytes) ---------------
 
 def _fixed(v, d):
-  # JavaScript's toFixed rounds the binary value half up; Python's format
-  # rounds half to even on the decimal string: equal except on exact ties.
-  return f'{math.floor(v * 10 ** d + 0.5) / 10 ** d:.{d}f}' if v >= 0 else f'{v:.{d}f}'
+  """JavaScript's Number.prototype.toFixed: the exact binary value, rounded
+  half away from zero (Decimal(float) is exact)."""
+  q = decimal.Decimal(v).quantize(decimal.Decimal(1).scaleb(-d), rounding=decimal.ROUND_HALF_UP)
+  return f'{q:.{d}f}'
 
 
 def js_ms(v):

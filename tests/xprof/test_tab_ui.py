@@ -217,6 +217,18 @@ def test_trace_viewer_link_opens_xprof_for_the_same_run_and_host(tab, browser):
   host = sorted(tab['dirs']['resnet_workers0'].glob('*.xplane.pb'))[0].name[:-len('.xplane.pb')]
   assert query['run'] == ['resnet_workers0'] and query['host'] == [host], query
   assert query['tool'] == ['trace_viewer'], query
+  # Followed as a person clicks it: TensorBoard opens PROFILE, and xprof its
+  # trace viewer (a second iframe) for that run.
+  browser.switch_to.default_content()
+  browser.get(href)
+  outer = _wait_for(browser, lambda: [f for f in _elements(browser, 'iframe')
+                                      if 'name=profile' in (f.get_attribute('src') or '')],
+                    "the profile plugin's iframe")
+  browser.switch_to.frame(outer[0])
+  _wait_for(browser, lambda: [f for f in _elements(browser, 'iframe')
+                              if 'trace_viewer_index' in (f.get_attribute('src') or '')
+                              and 'resnet_workers0' in (f.get_attribute('src') or '')],
+            "xprof's trace viewer of the run")
 
 
 def test_warm_dlrm_views_appear_within_budget(tab, browser):

@@ -285,7 +285,9 @@ void AddGemm(const tbprof::GemmEfficiency& g, const HtmlReportOptions& o, JsonBu
   j->Close('}');
 }
 
-void AddHost(const HostReport& r, const HtmlReportOptions& o, JsonBuilder* j) {
+}  // namespace
+
+void AppendHostData(const HostReport& r, const HtmlReportOptions& o, JsonBuilder* j) {
   j->Open('{');
   j->Key("host").Str(r.host);
   j->Key("deviceType").Str(r.device_type);
@@ -318,8 +320,6 @@ void AddHost(const HostReport& r, const HtmlReportOptions& o, JsonBuilder* j) {
   j->Close('}');
 }
 
-}  // namespace
-
 std::string RenderHtmlReportData(const std::string& source,
                                  const std::vector<HostReport>& reports,
                                  const HtmlReportOptions& options) {
@@ -328,7 +328,7 @@ std::string RenderHtmlReportData(const std::string& source,
   j.Key("source").Str(source);
   j.Key("generator").Str(options.generator);
   j.Key("hosts").Open('[');
-  for (const HostReport& r : reports) AddHost(r, options, &j);
+  for (const HostReport& r : reports) AppendHostData(r, options, &j);
   j.Close(']');
   j.Close('}');
   return ScriptSafeJson(j.Take());

@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "converters/report/html_common.h"
 #include "converters/views/summary/report_model.h"
 
 namespace tbprof::views {
@@ -49,6 +50,13 @@ std::string RenderHtmlReport(const ReportInput& input, const HtmlReportOptions& 
 std::string RenderHtmlReportData(const std::string& source,
                                  const std::vector<HostReport>& reports,
                                  const HtmlReportOptions& options = {});
+
+// Appends one host's object of the page data ("hosts" below) to `json`:
+// the members report.js reads (host, deviceType, step, categories, steps,
+// input, kernels, allocators, ops, modules, gemm, errors, warnings, ...).
+// The views file (views_file.h) holds the same objects.
+void AppendHostData(const HostReport& report, const HtmlReportOptions& options,
+                    JsonBuilder* json);
 
 }  // namespace tbprof::views
 

@@ -39,6 +39,10 @@ namespace tbprof::logdir {
 
 // File name suffix of the XSpace file of a host.
 inline constexpr absl::string_view kXSpaceSuffix = "xplane.pb";
+// tbprof's views file (docs/views_file.md): "<host>.tbprof_views.json.gz"
+// beside a host's xplane.pb, or "tbprof_run.tbprof_views.json.gz" for a
+// whole run. Never a trace: every tbprof reader skips files with it.
+inline constexpr absl::string_view kViewsFileSuffix = "tbprof_views.json.gz";
 
 // "YYYY_MM_DD_HH_MM_SS" for `time` in local time, the plugin's run naming.
 std::string RunNameForTime(std::time_t time);

@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "absl/strings/str_cat.h"
+#include "converters/report/views_file.h"
 #include "converters/views/all/all_views.h"
 #include "src/logdir/profile_logdir.h"
 #include "tools/tbprof/trace_inputs.h"
@@ -35,11 +36,13 @@ absl::StatusOr<std::vector<std::string>> ConvertAndPublishCaptures(
     // The trace-viewer JSON streams into its staged file, as in convert;
     // the job ends (Finish() or its destructor) before `writer`.
     std::unique_ptr<views::PrecomputedViewsJob> views_job =
-        views::PrecomputedViewsJob::StartStaging(loaded->space, host, writer->get());
+        views::PrecomputedViewsJob::StartStaging(loaded->space, host, writer->get(),
+                                                 views::ViewsFileViewOptions());
     absl::StatusOr<std::string> path = (*writer)->StageXSpace(host, loaded->space);
     if (!path.ok()) return path.status();
     written.push_back(*path);
-    absl::Status views = views_job->Finish(host, writer->get());
+    absl::Status views =
+        views::FinishAndStageViewsFile(views_job.get(), host, capture.path, writer->get());
     if (views.code() == absl::StatusCode::kInvalidArgument) {
       std::fprintf(stderr, "tbprof serve: warning: %s: no precomputed views: %s\n",
                    capture.path.c_str(), std::string(views.message()).c_str());

@@ -140,6 +140,7 @@ absl::Status PublishRunWithParts(logdir::RunWriter* main, PartRunWriters* parts,
   for (const std::string& host : hosts) sanitized.push_back(logdir::SanitizeHostName(host));
   std::vector<std::string> suffixes = {std::string(logdir::kXSpaceSuffix)};
   for (const std::string& suffix : views::PrecomputedViewSuffixes()) suffixes.push_back(suffix);
+  suffixes.push_back(std::string(logdir::kViewsFileSuffix));
   stale->status = logdir::RemoveStalePartRunFiles(parts->logdir(), parts->run(), sanitized,
                                                   suffixes, written, &stale->removed);
   const std::string run_dir = logdir::RunDirectory(parts->logdir(), parts->run());

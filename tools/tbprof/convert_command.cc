@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "converters/report/views_file.h"
 #include "converters/views/all/all_views.h"
 #include "src/base/phase_timings.h"
 #include "src/base/progress.h"
@@ -306,8 +307,8 @@ int RunConvert(const std::vector<std::string>& args) {
     // An input without events fails below; no views are started for it, so
     // skipping it leaves nothing staged.
     if (!flags.no_views && HasEvents(loaded->space)) {
-      views_job = views::PrecomputedViewsJob::StartStaging(loaded->space, report.host,
-                                                           writer->get(), {}, {}, timings);
+      views_job = views::PrecomputedViewsJob::StartStaging(
+          loaded->space, report.host, writer->get(), views::ViewsFileViewOptions(), {}, timings);
     }
     XSpaceDiagnosis diagnosis;
     {
@@ -345,7 +346,8 @@ int RunConvert(const std::vector<std::string>& args) {
       absl::Status status;
       {
         ScopedPhase phase(timings, "wait for views + stage");
-        status = views_job->Finish(report.host, writer->get());
+        status = views::FinishAndStageViewsFile(views_job.get(), report.host, path,
+                                                writer->get());
       }
       if (status.code() == absl::StatusCode::kInvalidArgument) {
         std::fprintf(stderr, "tbprof: warning: %s: no precomputed views: %s\n", path.c_str(),

@@ -4,13 +4,16 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "converters/views/all/all_views.h"
 #include "converters/report/report_html.h"
 #include "converters/report/report_json.h"
 #include "converters/report/report_text.h"
+#include "converters/report/views_file.h"
 #include "src/base/output_file.h"
 #include "src/base/phase_timings.h"
 #include "tools/tbprof/commands.h"
@@ -56,6 +59,10 @@ Flags:
                            ...]}; both end with the run's "distributed" view
   --html FILE              also write a self-contained HTML report (charts,
                            sortable kernel table; no network access needed)
+  --views-out FILE         also write tbprof's views file (every view above as
+                           one versioned JSON document, gzip when FILE ends in
+                           .gz; docs/views_file.md), what the TensorBoard tab
+                           serves; convert writes one per host by itself
   --breakdown MODE         step-time breakdown: with-host (default; host
                            input wait, kernel launch and host compute count
                            too) or device-only (the profile plugin's numbers)
@@ -91,9 +98,23 @@ Examples:
 
 struct ReportFlags {
   ViewFlags view;
+  std::string views_out;
   bool strict = false;
   bool timings = false;
 };
+
+// Writes the views file of `report` to `path` atomically (never a partial
+// file), gzip-compressed when `path` ends in ".gz".
+absl::Status WriteViewsFile(const views::ReportInput& report, const std::string& path) {
+  absl::StatusOr<std::string> document = views::RenderViewsFile(report);
+  if (!document.ok()) return document.status();
+  if (absl::EndsWith(path, ".gz")) {
+    absl::StatusOr<std::string> compressed = GzipCompress(*document);
+    if (!compressed.ok()) return compressed.status();
+    *document = std::move(*compressed);
+  }
+  return WriteFileAtomically(path, *document, AtomicOutputFile::Overwrite::kReplace);
+}
 
 int RunReport(const std::vector<std::string>& args) {
   ReportFlags flags;
@@ -101,6 +122,7 @@ int RunReport(const std::vector<std::string>& args) {
   AddViewFlags(&flag_set, &flags.view);
   flag_set.Bool("timings", &flags.timings);
   flag_set.Bool("strict", &flags.strict);
+  flag_set.String("views-out", &flags.views_out);
   std::vector<std::string> inputs;
   if (absl::Status status = flag_set.Parse(args, &inputs); !status.ok()) {
     return ReportUsageError(kName, status.message());
@@ -136,6 +158,11 @@ int RunReport(const std::vector<std::string>& args) {
       return ReportFailure(status);
     }
   }
+  if (!flags.views_out.empty()) {
+    if (absl::Status status = WriteViewsFile(report, flags.views_out); !status.ok()) {
+      return ReportFailure(status);
+    }
+  }
   if (flags.view.json) {
     absl::StatusOr<std::string> json = views::RenderJsonReport(report);
     if (!json.ok()) return ReportFailure(json.status());
@@ -149,6 +176,9 @@ int RunReport(const std::vector<std::string>& args) {
     std::fwrite(text.data(), 1, text.size(), stdout);
   }
   if (!flags.view.html.empty()) std::fprintf(stderr, "tbprof: wrote %s\n", flags.view.html.c_str());
+  if (!flags.views_out.empty()) {
+    std::fprintf(stderr, "tbprof: wrote %s\n", flags.views_out.c_str());
+  }
   render_phase.Stop();
   total_phase.Stop();
   if (timings != nullptr) {

@@ -65,6 +65,8 @@ absl::Status ListTraceFiles(const std::string& dir, std::vector<std::string>* ou
   while (struct dirent* entry = ::readdir(d)) {
     std::string name = entry->d_name;
     if (name.empty() || name[0] == '.' || !HasTraceSuffixForDirectoryScan(name)) continue;
+    // tbprof's views files (of a host or of the whole run) are never traces.
+    if (absl::EndsWith(name, absl::StrCat(".", logdir::kViewsFileSuffix))) continue;
     std::string path = absl::StrCat(dir, absl::EndsWith(dir, "/") ? "" : "/", name);
     struct stat st;
     if (::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode)) names.push_back(std::move(name));

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "converters/report/views_file.h"
 #include "converters/views/all/all_views.h"
 #include "src/logdir/profile_logdir.h"
 #include "tools/convert/convert_split_stage.h"
@@ -54,7 +55,8 @@ absl::StatusOr<ConvertIntoRunResult> ConvertIntoRun(const std::string& path,
   std::unique_ptr<views::PrecomputedViewsJob> views_job;
   // The trace-viewer JSON streams into its staged file, as in convert.
   if (options.views) {
-    views_job = views::PrecomputedViewsJob::StartStaging(loaded->space, result.host, writer->get());
+    views_job = views::PrecomputedViewsJob::StartStaging(loaded->space, result.host, writer->get(),
+                                                         views::ViewsFileViewOptions());
   }
   TensorBoardBudget budget;
   budget.budget_mb = options.tensorboard_budget_mb;
@@ -65,7 +67,8 @@ absl::StatusOr<ConvertIntoRunResult> ConvertIntoRun(const std::string& path,
   result.split = std::move(xspace->split);
   if (views_job != nullptr) {
     // As convert: views that cannot be computed only cost the legacy files.
-    absl::Status status = views_job->Finish(result.host, writer->get());
+    absl::Status status =
+        views::FinishAndStageViewsFile(views_job.get(), result.host, path, writer->get());
     if (!status.ok() && status.code() != absl::StatusCode::kInvalidArgument) return status;
   }
   std::vector<std::string> split_hosts;

@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
 #include "converters/views/all/all_views.h"
+#include "src/logdir/profile_logdir.h"
 
 namespace tbprof::cli {
 namespace {
@@ -63,7 +64,8 @@ absl::StatusOr<std::map<std::string, FileStat>> ListWatchedFiles(const std::stri
   ::closedir(d);
   for (auto it = files.begin(); it != files.end();) {
     const std::string& name = it->first;
-    bool view_file = false;
+    // tbprof's views files, of a host or of the whole run.
+    bool view_file = absl::EndsWith(name, absl::StrCat(".", logdir::kViewsFileSuffix));
     for (const std::string& suffix : views::PrecomputedViewSuffixes()) {
       const size_t n = suffix.size() + 1;
       if (name.size() > n && absl::EndsWith(name, absl::StrCat(".", suffix)) &&

@@ -57,6 +57,17 @@ absl::Status ComputeStepViews(const xplane::XSpaceData& space, const ViewOptions
   return absl::OkStatus();
 }
 
+// tbprof's own views from the op tree, when options.operator_views.
+void ComputeOperatorViews(const xplane::XSpaceData& space, const ViewOptions& options,
+                          PhaseTimings* timings, AllViews* views) {
+  if (!options.operator_views) return;
+  ScopedPhase phase(timings, "views: operators+modules+gemm");
+  OperatorViews ops = ConvertXSpaceToOperatorViews(space, options.operators);
+  views->operators = std::move(ops.operators);
+  views->modules = std::move(ops.modules);
+  views->gemm_efficiency = std::move(ops.gemm_efficiency);
+}
+
 void ComputeKernelAndMemoryViews(const xplane::XSpaceData& space, const ViewOptions& options,
                                  PhaseTimings* timings, AllViews* views) {
   {
@@ -157,13 +168,7 @@ absl::StatusOr<AllViews> ComputeAllViews(const xplane::XSpaceData& space,
     if (steps_status.ok()) kernels_and_memory();
   }
   TBPROF_RETURN_IF_ERROR(steps_status);
-  if (options.operator_views) {
-    ScopedPhase phase(timings, "views: operators+modules+gemm");
-    OperatorViews ops = ConvertXSpaceToOperatorViews(space, options.operators);
-    views.operators = std::move(ops.operators);
-    views.modules = std::move(ops.modules);
-    views.gemm_efficiency = std::move(ops.gemm_efficiency);
-  }
+  ComputeOperatorViews(space, options, timings, &views);
   return views;
 }
 
@@ -297,6 +302,8 @@ std::unique_ptr<PrecomputedViewsJob> PrecomputedViewsJob::StartStaging(
   s->threads.emplace_back([s] {
     s->steps_status = ComputeStepViews(*s->space, s->options, s->timings, &s->views);
     if (s->steps_status.ok()) s->steps_status = SerializeStepViews(s->views, &s->files);
+    // After the step analysis, whose temporaries are gone by then.
+    if (s->steps_status.ok()) ComputeOperatorViews(*s->space, s->options, s->timings, &s->views);
   });
   s->threads.emplace_back([s] {
     ComputeKernelAndMemoryViews(*s->space, s->options, s->timings, &s->views);

@@ -47,9 +47,9 @@ struct ViewOptions {
   StepOptions steps;  // breakdown: kWithHost by default.
   KernelStatsOptions kernel_stats;
   MemoryProfileOptions memory_profile;
-  // tbprof's own views (operators, modules, GEMM efficiency); they have no
-  // precomputed file, so only ComputeAllViews() computes them, and only when
-  // `operator_views` is set.
+  // tbprof's own views (operators, modules, GEMM efficiency), computed after
+  // the step analysis when set (by ComputeAllViews() and PrecomputedViewsJob,
+  // whose caller puts them in the views file, converters/report/views_file.h).
   bool operator_views = true;
   OperatorStatsOptions operators;
   // Also run the step analysis with the other breakdown and keep its summary

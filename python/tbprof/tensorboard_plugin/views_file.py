@@ -134,8 +134,9 @@ def host_view(data, host, view):
     missing = [k for k in _HOST_KEYS[view] if k not in x]
     if missing:
       raise ViewsFileError(f'the views file lacks {", ".join(missing)} for host {host!r}')
-    if view == 'memory':
-      body['appendices'] = data.get('appendices') or []
+    if view == 'memory':  # e.g. a memory snapshot's stacks, for this host
+      body['appendices'] = [a for a in data.get('appendices') or []
+                            if a.get('host', host) in (host, x.get('host'))]
   else:
     raise ValueError(view)
   body['host'] = x.get('host', host)

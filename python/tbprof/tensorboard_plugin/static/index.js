@@ -185,10 +185,11 @@ class Tab {
     root.append(el('h2', {cls: 'host-title', text: data.host}),
                 el('div', {cls: 'device', text: (data.deviceType || 'unknown device') +
                                                 (data.deviceCount > 0 ? ' \u00d7 ' + data.deviceCount : '')}));
-    lib.renderView(view, data, root);
+    // Why xprof's own overview (PROFILE) shows other numbers for this run.
     if (view === 'overview' && meta.xprofNote) {
       root.append(el('p', {cls: 'note xprof-note', text: meta.xprofNote}));
     }
+    lib.renderView(view, data, root);
     if (view === 'memory') {
       for (const a of data.appendices || []) {
         const section = el('div', {cls: 'panel appendix'}, [el('h3', {text: a.title})]);

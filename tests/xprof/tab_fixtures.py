@@ -1,6 +1,6 @@
 """What the tests of tbprof's TensorBoard tab share (test_tab_http.py,
-test_tab_ui.py): the tbprof binary the plugin runs, the logdir of real runs
-with their views files, the plugin registered for TensorBoard as `pip
+test_tab_ui.py): the logdir of real runs with the views files that convert
+and record write beside each xplane.pb, the plugin registered for TensorBoard as `pip
 install` registers it, and the report page's number formats.
 """
 
@@ -9,12 +9,11 @@ import os
 import pathlib
 import shutil
 import subprocess
-import sys
 
 import pytest
 
 import conftest
-from conftest import REPO, SHARED, TBPROF, convert, run_tbprof
+from conftest import REPO, SHARED, TBPROF, convert
 
 KINETO = SHARED / 'kineto'
 RESNET_W0 = KINETO / 'resnet50_v100_dataloader_workers0.pt.trace.json.gz'
@@ -31,30 +30,11 @@ XPLANE_ONLY_RUN = 'xplane_only'
 VIEWS_SUFFIX = '.tbprof_views.json.gz'
 
 
-def tbprof_with_views_out(tmp_dir):
-  """The tbprof that the plugin runs: the binary under test when it has
-  `report --views-out`, else a wrapper through views_standin.py (until the
-  views branch lands; the stand-in takes the same objects out of the
-  report's HTML page)."""
-  helptext = run_tbprof('report', '--help', check=False).stdout + \
-      run_tbprof('report', '--help', check=False).stderr
-  if '--views-out' in helptext:
-    return pathlib.Path(TBPROF), False
-  wrapper = pathlib.Path(tmp_dir) / 'tbprof_standin'
-  wrapper.write_text(f'#!/bin/sh\nexec "{sys.executable}" "{pathlib.Path(__file__).parent}'
-                     f'/views_standin.py" "{TBPROF}" "$@"\n')
-  wrapper.chmod(0o755)
-  return wrapper, True
-
-
-def write_views(run_dir, tbprof):
-  """Gives every host of run_dir its views file, as convert writes it (only
-  where convert did not: the stand-in case)."""
+def check_views_written(run_dir):
+  """Every host of run_dir has the views file that convert/record write."""
   for xplane in sorted(pathlib.Path(run_dir).glob('*.xplane.pb')):
-    target = xplane.with_name(xplane.name[:-len('.xplane.pb')] + VIEWS_SUFFIX)
-    if not target.exists():
-      subprocess.run([str(tbprof), 'report', '--quiet', '--views-out', str(target), str(xplane)],
-                     check=True, capture_output=True, timeout=600)
+    views = xplane.with_name(xplane.name[:-len('.xplane.pb')] + VIEWS_SUFFIX)
+    assert views.is_file(), f'{views.name} was not written beside {xplane.name}'
 
 
 def record_fake_capture(logdir, run):
@@ -71,7 +51,7 @@ def record_fake_capture(logdir, run):
   return pathlib.Path(logdir) / 'plugins' / 'profile' / run
 
 
-def make_logdir(root, tbprof, runs=RUNS, capture=True):
+def make_logdir(root, runs=RUNS, capture=True):
   """A logdir with `runs` converted (views files beside), the fake-CUPTI
   capture, and an xplane-only run (no views file). Returns the run dirs."""
   missing = [str(p) for p in runs.values() if not p.exists()]
@@ -81,11 +61,11 @@ def make_logdir(root, tbprof, runs=RUNS, capture=True):
   dirs = {}
   for run, source in runs.items():
     dirs[run] = convert(source, logdir, run)[0].parent
-    write_views(dirs[run], tbprof)
+    check_views_written(dirs[run])
   if capture:
     capture_dir = record_fake_capture(logdir, CAPTURE_RUN)
     if capture_dir is not None:
-      write_views(capture_dir, tbprof)
+      check_views_written(capture_dir)
       dirs[CAPTURE_RUN] = capture_dir
   only = logdir / 'plugins' / 'profile' / XPLANE_ONLY_RUN
   only.mkdir(parents=True)

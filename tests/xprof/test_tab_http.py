@@ -10,7 +10,6 @@ error status, never a traceback, while the other runs keep working.
 
 import gzip
 import json
-import os
 import pathlib
 
 import pytest
@@ -58,21 +57,10 @@ class Routes:
 @pytest.fixture(scope='module')
 def env(tmp_path_factory):
   """A logdir with the ResNet pair (views files beside, as convert writes
-  them) and an xplane-only run; TBPROF is the binary with --views-out."""
-  tools = tmp_path_factory.mktemp('tab_tools')
-  tbprof, standin = tab_fixtures.tbprof_with_views_out(tools)
+  them) and an xplane-only run."""
   logdir = tmp_path_factory.mktemp('tab_logdir')
-  old = os.environ.get('TBPROF')
-  os.environ['TBPROF'] = str(tbprof)
-  try:
-    dirs = tab_fixtures.make_logdir(logdir, tbprof, runs={W0: RESNET_W0, W4: RESNET_W4},
-                                    capture=False)
-    yield {'logdir': logdir, 'dirs': dirs, 'routes': Routes(logdir), 'standin': standin}
-  finally:
-    if old is None:
-      os.environ.pop('TBPROF', None)
-    else:
-      os.environ['TBPROF'] = old
+  dirs = tab_fixtures.make_logdir(logdir, runs={W0: RESNET_W0, W4: RESNET_W4}, capture=False)
+  yield {'logdir': logdir, 'dirs': dirs, 'routes': Routes(logdir)}
 
 
 def _host(env, run):

@@ -53,11 +53,10 @@ SCREENSHOTS = (
 def tab(tmp_path_factory):
   """TensorBoard with xprof and the tab on a fresh logdir; its run dirs."""
   tools = tmp_path_factory.mktemp('tab_ui_tools')
-  tbprof, _ = tab_fixtures.tbprof_with_views_out(tools)
   logdir = tmp_path_factory.mktemp('tab_ui_logdir')
-  dirs = tab_fixtures.make_logdir(logdir, tbprof)
+  dirs = tab_fixtures.make_logdir(logdir)
   port = _free_port()
-  env = dict(os.environ, TBPROF=str(tbprof),
+  env = dict(os.environ, TBPROF=str(tab_fixtures.TBPROF),
              PYTHONPATH=tab_fixtures.plugin_pythonpath(tools))
   server = Server('tensorboard', [_console_script('tensorboard'), '--logdir', logdir,
                                   '--host', '127.0.0.1', '--port', port],

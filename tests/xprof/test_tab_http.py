@@ -240,6 +240,29 @@ def test_failing_binary_is_502_and_leaves_no_file(env, tmp_path, monkeypatch):
   assert sorted(p.name for p in run_dir.iterdir()) == before
 
 
+def test_run_level_views_are_made_again_when_a_host_is_added(env, tmp_path):
+  """Distributed of a multi-host run: computed once, cached in the run dir as
+  tbprof_run.tbprof_views.json.gz, and computed again after a host arrives."""
+  run_dir = _copy_run(env, 'two_hosts', tmp_path)
+  src = env['dirs'][W4]
+  for p in src.iterdir():
+    (run_dir / p.name).write_bytes(p.read_bytes())
+  routes = Routes(env['logdir'])
+  first = routes.ok('/data', run='two_hosts', view='distributed')
+  assert first['meta']['computedNow'] and len(first['data']['hosts']) == 2
+  assert (run_dir / 'tbprof_run.tbprof_views.json.gz').is_file()
+  assert routes.ok('/data', run='two_hosts', view='distributed')['meta']['computedNow'] is False
+  xplane = sorted(src.glob('*.xplane.pb'))[0]
+  (run_dir / ('extra.xplane.pb')).write_bytes(xplane.read_bytes())
+  (run_dir / ('extra' + VIEWS_SUFFIX)).write_bytes(
+      (src / (xplane.name[:-len('.xplane.pb')] + VIEWS_SUFFIX)).read_bytes())
+  again = routes.ok('/data', run='two_hosts', view='distributed')
+  assert again['meta']['computedNow'] and len(again['data']['hosts']) == 3
+  for p in run_dir.iterdir():
+    p.unlink()
+  run_dir.rmdir()
+
+
 def test_plugin_writes_nothing_outside_run_dirs(env):
   """After every test above, each file of the logdir is in a run directory."""
   logdir = pathlib.Path(env['logdir'])

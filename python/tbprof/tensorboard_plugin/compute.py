@@ -60,13 +60,22 @@ def _last_lines(text, n=3):
   return ' / '.join(lines[-n:])
 
 
-def ensure_views(target, inputs):
+def _fresh(target, newer_than):
+  try:
+    return os.stat(target).st_mtime_ns >= newer_than
+  except FileNotFoundError:
+    return False
+
+
+def ensure_views(target, inputs, newer_than=0):
   """Makes `target` (a views file in a run dir) with `tbprof report
-  --views-out` of `inputs` unless it exists. Returns True when computed now."""
-  if os.path.exists(target):
+  --views-out` of `inputs` unless it exists and was modified at or after
+  `newer_than` (ns; e.g. the newest xplane.pb of the run, so that a run that
+  gained hosts is computed again). Returns True when computed now."""
+  if _fresh(target, newer_than):
     return False
   with _lock_for(target):
-    if os.path.exists(target):
+    if _fresh(target, newer_than):
       return False
     run_dir = os.path.dirname(target)
     base = os.path.basename(target)

@@ -151,7 +151,11 @@ class TbprofPlugin(base_plugin.TBPlugin):
     if view == 'distributed' and len(hosts) > 1:
       target = os.path.join(run_dir, logdir_lib.RUN_VIEWS_NAME)
       self._logdir.safe_existing(target)
-      computed = compute.ensure_views(target, [run_dir])
+      # The run-level file is the plugin's own: made again when a host was
+      # added or rewritten since (tbprof watch adds hosts to a live run).
+      newest = max(os.stat(self._logdir.host_file(run, h, logdir_lib.XPLANE_SUFFIX)).st_mtime_ns
+                   for h in hosts)
+      computed = compute.ensure_views(target, [run_dir], newer_than=newest)
       out = views_file.run_view(self._cache.get(target))
     else:
       host = self._arg(request, 'host') if view != 'distributed' else \

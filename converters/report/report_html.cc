@@ -76,6 +76,27 @@ void AddKernels(const HostReport& r, const HtmlReportOptions& o, JsonBuilder* j)
   j->Close(']');
 }
 
+// "gpus": per GPU the summary figures (percent; -1 = unknown), and the
+// window they are over.
+void AddGpuSummary(const tbprof::GpuSummary& s, JsonBuilder* j) {
+  j->Key("gpuWindow").Str(s.window_from_steps() ? "steps" : "kernels");
+  j->Key("gpus").Open('[');
+  for (const tbprof::GpuDeviceSummary& d : s.devices()) {
+    j->Open('{');
+    j->Key("ordinal").Int(d.device_ordinal());
+    j->Key("name").Str(d.name());
+    j->Key("sms").Int(d.sm_count());
+    j->Key("windowMs").Num(static_cast<double>(d.window_ps()) / 1e9);
+    j->Key("busyMs").Num(static_cast<double>(d.busy_ps()) / 1e9);
+    j->Key("utilPct").Num(d.utilization_percent());
+    j->Key("smEffPct").Num(d.sm_efficiency_percent());
+    j->Key("occPct").Num(d.occupancy_percent());
+    j->Key("tcPct").Num(d.tensor_core_percent());
+    j->Close('}');
+  }
+  j->Close(']');
+}
+
 void AddMemory(const HostReport& r, JsonBuilder* j) {
   j->Key("allocators").Open('[');
   for (const AllocatorReport& a : r.allocators) {
@@ -300,6 +321,7 @@ void AppendHostData(const HostReport& r, const HtmlReportOptions& o, JsonBuilder
   j->Key("hostIdlePct").Num(r.host_idle_percent);
   j->Key("fp16Pct").Num(r.device_compute_16bit_percent);
   j->Key("fp32Pct").Num(r.device_compute_32bit_percent);
+  AddGpuSummary(r.gpu_summary, j);
   AddSteps(r, j);
   j->Key("input").Open('{');
   j->Key("classification").Str(r.input_classification);

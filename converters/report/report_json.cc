@@ -29,6 +29,7 @@ std::vector<ViewMember> ViewMembers(const AllViews& v) {
       {"operators", &v.operators},
       {"modules", &v.modules},
       {"gemm_efficiency", &v.gemm_efficiency},
+      {"gpu_summary", &v.gpu_summary},
   };
 }
 

@@ -33,6 +33,23 @@ using text::TruncateLeft;
 using text::TruncateMiddle;
 using text::TruncateRight;
 
+// One line per GPU: torch-tb-profiler's GPU summary figures.
+void AppendGpuSummary(const tbprof::GpuSummary& s, int width, std::string* out) {
+  for (const tbprof::GpuDeviceSummary& d : s.devices()) {
+    std::string line = absl::StrCat("GPU ", d.device_ordinal(), ": utilization ",
+                                    Pct(d.utilization_percent()));
+    if (d.sm_efficiency_percent() >= 0) {
+      absl::StrAppend(&line, ", est. SM efficiency ", Pct(d.sm_efficiency_percent()));
+    }
+    if (d.occupancy_percent() >= 0) {
+      absl::StrAppend(&line, ", occupancy ", Pct(d.occupancy_percent()));
+    }
+    absl::StrAppend(&line, ", Tensor Cores ", Pct(d.tensor_core_percent()), " of kernel time (",
+                    s.window_from_steps() ? "over the steps" : "over the kernels' span", ")");
+    AppendWrapped(line, "GPU summary ", "            ", width, out);
+  }
+}
+
 void AppendOverview(const HostReport& r, const TextReportOptions& o, std::string* out) {
   const int w = o.width;
   if (!r.device_type.empty() || r.device_count > 0) {
@@ -40,6 +57,7 @@ void AppendOverview(const HostReport& r, const TextReportOptions& o, std::string
     if (r.device_count > 0) absl::StrAppend(&device, " x ", r.device_count);
     AppendWrapped(device, "Device      ", "            ", w, out);
   }
+  AppendGpuSummary(r.gpu_summary, w, out);
   std::string verdict = r.bottleneck_statement;
   if (!r.bottleneck.empty()) {
     verdict = verdict.empty() ? absl::StrCat("bottleneck: ", r.bottleneck)

@@ -11,6 +11,7 @@
 #include "converters/views/steps/op_stats_to_input_pipeline_analysis.h"
 #include "converters/views/steps/op_stats_to_overview_page.h"
 #include "converters/views/distributed/xspace_to_rank_comms.h"
+#include "converters/views/kernels/gpu_summary.h"
 #include "src/base/output_file.h"
 #include "src/base/status_macros.h"
 #include "src/logdir/profile_logdir.h"
@@ -34,6 +35,26 @@ absl::StatusOr<std::string> Serialize(const google::protobuf::Message& message) 
   return bytes;
 }
 
+// The steps' time windows (each step's span on its first core), over which
+// the GPU summary is computed, as torch-tb-profiler does.
+std::vector<TimeWindow> StepWindows(const tensorflow::profiler::StepDatabaseResult& step_db) {
+  std::vector<TimeWindow> windows;
+  for (const auto& per_core : step_db.step_sequence()) {
+    const tensorflow::profiler::StepInfoResult* info = nullptr;
+    uint32_t best_core = UINT32_MAX;
+    for (const auto& [core, result] : per_core.step_info_per_core()) {
+      if (core < best_core) {
+        best_core = core;
+        info = &result;
+      }
+    }
+    if (info == nullptr || info->duration_ps() == 0) continue;
+    const int64_t begin = static_cast<int64_t>(info->begin_ps());
+    windows.push_back({begin, begin + static_cast<int64_t>(info->duration_ps())});
+  }
+  return windows;
+}
+
 // The step-based views: overview page and input-pipeline analysis share one
 // step analysis.
 absl::Status ComputeStepViews(const xplane::XSpaceData& space, const ViewOptions& options,
@@ -43,6 +64,7 @@ absl::Status ComputeStepViews(const xplane::XSpaceData& space, const ViewOptions
   views->overview = ConvertStepAnalysisToOverviewPage(analysis);
   views->input_pipeline = ConvertOpStatsToInputPipelineAnalysis(analysis.op_stats);
   views->rank_comms = ConvertXSpaceToRankComms(space, analysis.op_stats.step_db());
+  views->gpu_summary = ComputeGpuSummary(space, StepWindows(analysis.op_stats.step_db()));
   views->breakdown = SummarizeBreakdown(options.steps.breakdown, views->input_pipeline);
   if (options.compare_breakdowns) {
     StepOptions other = options.steps;

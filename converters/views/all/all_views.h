@@ -92,6 +92,9 @@ struct AllViews {
   tbprof::OperatorStats operators;
   tbprof::ModuleStats modules;
   tbprof::GemmEfficiency gemm_efficiency;
+  // Per GPU over the steps: utilization, SM efficiency, occupancy, Tensor
+  // Core share (converters/views/kernels/gpu_summary.h); with the steps.
+  tbprof::GpuSummary gpu_summary;
   // This host's part of the distributed view (xspace_to_rank_comms.h); the
   // run's view combines those of all hosts (distributed_view.h).
   tbprof::RankComms rank_comms;

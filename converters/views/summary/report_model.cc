@@ -292,6 +292,7 @@ HostReport BuildHostReport(const HostViews& host) {
   report.operators = views.operators;
   report.modules = views.modules;
   report.gemm_efficiency = views.gemm_efficiency;
+  report.gpu_summary = views.gpu_summary;
   AddDiagnostics(views.overview.diagnostics(), &report);
   AddDiagnostics(views.input_pipeline.diagnostics(), &report);
   for (const std::string& warning : report.warnings) {

@@ -159,6 +159,7 @@ struct HostReport {
   tbprof::OperatorStats operators;
   tbprof::ModuleStats modules;
   tbprof::GemmEfficiency gemm_efficiency;
+  tbprof::GpuSummary gpu_summary;
 
   // Diagnostics of the overview and input analysis (errors first).
   std::vector<std::string> errors;

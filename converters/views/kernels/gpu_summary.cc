@@ -1,0 +1,179 @@
+#include "converters/views/kernels/gpu_summary.h"
+
+#include <algorithm>
+#include <optional>
+#include <string>
+#include <utility>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/string_view.h"
+#include "converters/common/kernel_details.h"
+#include "converters/views/common/tensor_core.h"
+#include "src/xplane/xspace_schema.h"
+#include "src/xplane/xspace_visitor.h"
+
+namespace tbprof::views {
+namespace {
+
+struct KernelSpan {
+  int64_t begin_ps;
+  int64_t end_ps;
+  double sm_fraction;   // min(blocks / SMs, 1); -1 unknown.
+  double occupancy;     // Percent; -1 unknown.
+  bool tensor_core;
+};
+
+// Sorts and merges overlapping or touching windows.
+void MergeWindows(std::vector<TimeWindow>* v) {
+  std::sort(v->begin(), v->end(),
+            [](const TimeWindow& a, const TimeWindow& b) { return a.begin_ps < b.begin_ps; });
+  size_t out = 0;
+  for (const TimeWindow& w : *v) {
+    if (w.end_ps <= w.begin_ps) continue;
+    if (out > 0 && w.begin_ps <= (*v)[out - 1].end_ps) {
+      (*v)[out - 1].end_ps = std::max((*v)[out - 1].end_ps, w.end_ps);
+    } else {
+      (*v)[out++] = w;
+    }
+  }
+  v->resize(out);
+}
+
+// Time of [begin, end) inside the merged `windows`.
+int64_t InWindows(const std::vector<TimeWindow>& windows, int64_t begin, int64_t end) {
+  auto it = std::upper_bound(windows.begin(), windows.end(), begin,
+                             [](int64_t t, const TimeWindow& w) { return t < w.end_ps; });
+  int64_t total = 0;
+  for (; it != windows.end() && it->begin_ps < end; ++it) {
+    total += std::min(end, it->end_ps) - std::max(begin, it->begin_ps);
+  }
+  return total;
+}
+
+double Percent(double part, double whole) { return whole > 0 ? 100.0 * part / whole : 0; }
+
+// The device's summary, or nothing when no kernel time falls in the window.
+std::optional<tbprof::GpuDeviceSummary> SummarizeDevice(std::vector<KernelSpan>* kernels,
+                                                        const std::vector<TimeWindow>& steps,
+                                                        int64_t sm_count) {
+  if (kernels->empty()) return std::nullopt;
+  std::sort(kernels->begin(), kernels->end(),
+            [](const KernelSpan& a, const KernelSpan& b) { return a.begin_ps < b.begin_ps; });
+  std::vector<TimeWindow> span;
+  if (steps.empty()) {
+    int64_t end = kernels->front().end_ps;
+    for (const KernelSpan& k : *kernels) end = std::max(end, k.end_ps);
+    span.push_back({kernels->front().begin_ps, end});
+  }
+  const std::vector<TimeWindow>& windows = steps.empty() ? span : steps;
+  int64_t window_ps = 0;
+  for (const TimeWindow& w : windows) window_ps += w.end_ps - w.begin_ps;
+
+  int64_t kernel_ps = 0, busy_ps = 0, tensor_core_ps = 0, occupancy_ps = 0;
+  double sm_weighted = 0, occupancy_weighted = 0;
+  bool sm_known = sm_count > 0;
+  int64_t busy_begin = 0, busy_end = -1;  // The merged interval being built.
+  for (const KernelSpan& k : *kernels) {
+    const int64_t t = InWindows(windows, k.begin_ps, k.end_ps);
+    kernel_ps += t;
+    if (k.tensor_core) tensor_core_ps += t;
+    if (k.sm_fraction < 0) {
+      if (t > 0) sm_known = false;
+    } else {
+      sm_weighted += k.sm_fraction * static_cast<double>(t);
+    }
+    if (k.occupancy >= 0) {
+      occupancy_weighted += k.occupancy * static_cast<double>(t);
+      occupancy_ps += t;
+    }
+    if (k.begin_ps > busy_end) {
+      if (busy_end > busy_begin) busy_ps += InWindows(windows, busy_begin, busy_end);
+      busy_begin = k.begin_ps;
+      busy_end = k.end_ps;
+    } else {
+      busy_end = std::max(busy_end, k.end_ps);
+    }
+  }
+  if (busy_end > busy_begin) busy_ps += InWindows(windows, busy_begin, busy_end);
+  if (kernel_ps == 0) return std::nullopt;
+
+  tbprof::GpuDeviceSummary d;
+  d.set_sm_count(sm_count);
+  d.set_window_ps(window_ps);
+  d.set_busy_ps(busy_ps);
+  d.set_kernel_ps(kernel_ps);
+  d.set_utilization_percent(Percent(static_cast<double>(busy_ps), static_cast<double>(window_ps)));
+  d.set_sm_efficiency_percent(sm_known ? Percent(sm_weighted, static_cast<double>(window_ps))
+                                       : -1);
+  d.set_occupancy_percent(occupancy_ps > 0 ? occupancy_weighted / static_cast<double>(occupancy_ps)
+                                           : -1);
+  d.set_tensor_core_percent(
+      Percent(static_cast<double>(tensor_core_ps), static_cast<double>(kernel_ps)));
+  return d;
+}
+
+}  // namespace
+
+tbprof::GpuSummary ComputeGpuSummary(const xplane::XSpaceData& space,
+                                     std::vector<TimeWindow> windows) {
+  tbprof::GpuSummary summary;
+  MergeWindows(&windows);
+  summary.set_window_from_steps(!windows.empty());
+  const int64_t base_ns = xplane::SpaceBaseNs(space);
+  absl::flat_hash_map<std::pair<const char*, size_t>, converters::KernelDetails> details_cache;
+  for (const xplane::Plane* raw_plane : xplane::FindGpuPlanes(space)) {
+    xplane::XPlaneVisitor plane(&space, raw_plane, base_ns);
+    std::string name;
+    int64_t sm_count = 0;
+    plane.ForEachStat([&](const xplane::XStatVisitor& stat) {
+      if (stat.type() == xplane::StatType::kGpuDeviceName) name = std::string(stat.StrOrRefValue());
+      if (stat.type() == xplane::StatType::kDevCapCoreCount) {
+        sm_count = static_cast<int64_t>(stat.IntOrUintValue());
+      }
+    });
+    // By event metadata index: -1 not yet seen, else Tensor Core use (0/1).
+    std::vector<int8_t> tensor_core(plane.num_event_metadata(), -1);
+    std::vector<KernelSpan> kernels;
+    plane.ForEachLine([&](const xplane::XLineVisitor& line) {
+      if (line.id() >= xplane::kThreadIdStepInfo) return;  // Derived line.
+      line.ForEachEvent([&](const xplane::XEventVisitor& event) {
+        if (event.is_aggregate() || event.duration_ps() <= 0) return;
+        absl::string_view details;
+        event.ForEachStat([&](const xplane::XStatVisitor& stat) {
+          if (details.empty() && stat.type() == xplane::StatType::kKernelDetails) {
+            details = stat.StrOrRefValue();
+          }
+        });
+        if (details.empty()) return;  // Not a kernel (memcpy, memset, ...).
+        auto [it, inserted] =
+            details_cache.try_emplace(std::make_pair(details.data(), details.size()));
+        if (inserted) converters::ParseKernelDetails(details, &it->second);
+        const converters::KernelDetails& p = it->second;
+        int8_t& tc = tensor_core[event.metadata_index()];
+        if (tc < 0) tc = IsKernelUsingTensorCore(event.name()) ? 1 : 0;
+        const double blocks = static_cast<double>(p.grid[0]) * static_cast<double>(p.grid[1]) *
+                              static_cast<double>(p.grid[2]);
+        KernelSpan k;
+        k.begin_ps = event.begin_ps();
+        k.end_ps = event.end_ps();
+        k.sm_fraction = sm_count > 0 ? std::min(1.0, blocks / static_cast<double>(sm_count)) : -1;
+        k.occupancy = p.has_occupancy ? p.occupancy_pct : -1;
+        k.tensor_core = tc == 1;
+        kernels.push_back(k);
+      });
+    });
+    std::optional<tbprof::GpuDeviceSummary> device = SummarizeDevice(&kernels, windows, sm_count);
+    if (!device.has_value()) continue;
+    device->set_device_ordinal(xplane::ParseGpuPlaneOrdinal(plane.name()).value_or(-1));
+    device->set_name(name);
+    *summary.add_devices() = std::move(*device);
+  }
+  if (summary.devices_size() == 0) {
+    summary.set_no_data_reason(summary.window_from_steps()
+                                   ? "no GPU kernels ran during the steps"
+                                   : "no GPU kernels in this profile");
+  }
+  return summary;
+}
+
+}  // namespace tbprof::views

@@ -131,6 +131,8 @@ def _first_cell(driver, header):
 
 def _check_numbers(driver, view, want, where):
   text = _text(driver, '#view')
+  if view == 'overview' and 'top_kernel_ms' in want:
+    assert 'GPU summary' in text, f'{where}: no GPU summary'
   if view == 'overview' and 'avg_step' in want:
     assert want['avg_step'] + ' ms' in text, f'{where}: avg step {want["avg_step"]} not shown'
     assert want['input_pct'] in text, f'{where}: input {want["input_pct"]} not shown'

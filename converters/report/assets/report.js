@@ -560,6 +560,26 @@
     return panel(['Overview'], body);
   }
 
+  // Per GPU: busy time, utilization, estimated SM efficiency, achieved
+  // occupancy and Tensor Core share (torch-tb-profiler's definitions; -1 =
+  // unknown, e.g. no device properties in the trace).
+  function gpuPanel(x) {
+    var gpus = x.gpus || [];
+    if (!gpus.length) return null;
+    function p(v) { return v < 0 ? '\u2013' : pct(v); }
+    var over = x.gpuWindow === 'steps' ? 'over the steps' : 'over the span of the kernels';
+    return panel(['GPU summary ', h('span', {cls: 'muted'}, [over])], [table([
+      {label: 'GPU', get: function (g) { return String(g.ordinal); }},
+      {label: 'Name', get: function (g) { return g.name || '\u2013'; }},
+      {label: 'SMs', num: true, get: function (g) { return g.sms > 0 ? String(g.sms) : '\u2013'; }},
+      {label: 'Busy ms', num: true, get: function (g) { return ms(g.busyMs) + ' of ' + ms(g.windowMs); }},
+      {label: 'Utilization', num: true, get: function (g) { return p(g.utilPct); }},
+      {label: 'Est. SM efficiency', num: true, get: function (g) { return p(g.smEffPct); }},
+      {label: 'Achieved occupancy', num: true, get: function (g) { return p(g.occPct); }},
+      {label: 'Tensor Cores', num: true, get: function (g) { return p(g.tcPct); }}], gpus, 'compact gpus'),
+      h('p', {cls: 'muted'}, ['Utilization: time some kernel runs; SM efficiency: SMs kept busy (blocks per SM, capped at 1); occupancy: warps per SM against the maximum, weighted by kernel time; Tensor Cores: share of kernel time in Tensor Core kernels.'])]);
+  }
+
   function stepPanel(x) {
     if (!x.steps.length) return panel(['Step time'], [h('p', {cls: 'muted'}, ['No steps found: the profile has no step markers (such as ProfilerStep#N) with device activity.'])]);
     var sub = 'avg ' + ms(x.step.avgMs) + ' ms over ' + plural(x.steps.length, 'step') + ' (min ' + ms(x.step.minMs) +
@@ -649,6 +669,7 @@
       h('h2', {}, [multi ? 'Host ' + x.host : x.host]), h('div', {cls: 'device'}, [dev]),
       safely('cards', function () { return cards(x); }),
       safely('overview', function () { return verdictPanel(x); }),
+      safely('gpu summary', function () { return gpuPanel(x); }),
       safely('step time', function () { return stepPanel(x); }),
       safely('kernels', function () { return kernelPanel(x); }),
       safely('input pipeline', function () { return inputPanel(x); }),
@@ -743,6 +764,7 @@
     overview: function (x) {
       return [safely('cards', function () { return cards(x); }),
               safely('overview', function () { return verdictPanel(x); }),
+              safely('gpu summary', function () { return gpuPanel(x); }),
               safely('step time', function () { return stepPanel(x); }),
               safely('input pipeline', function () { return inputPanel(x); }),
               safely('diagnostics', function () { return diagnosticsPanel(x); })];

@@ -41,6 +41,7 @@ void ExpectViewsRoundTrip(const Struct& object, const AllViews& views) {
   ExpectMemberParsesTo(object.fields().at("operators"), views.operators);
   ExpectMemberParsesTo(object.fields().at("modules"), views.modules);
   ExpectMemberParsesTo(object.fields().at("gemm_efficiency"), views.gemm_efficiency);
+  ExpectMemberParsesTo(object.fields().at("gpu_summary"), views.gpu_summary);
 }
 
 TEST(ReportJsonTest, OneHostIsOneObjectOfItsViews) {
@@ -57,7 +58,7 @@ TEST(ReportJsonTest, OneHostIsOneObjectOfItsViews) {
   for (const auto& [key, unused] : object.fields()) keys.push_back(key);
   EXPECT_THAT(keys, UnorderedElementsAre("overview", "input_pipeline", "kernel_stats",
                                          "memory_profile", "operators", "modules",
-                                         "gemm_efficiency", "distributed"));
+                                         "gemm_efficiency", "gpu_summary", "distributed"));
   ExpectViewsRoundTrip(object, input.hosts[0].views);
 }
 
@@ -104,7 +105,7 @@ TEST(ReportJsonTest, EmptyViewsStillHaveAllKeys) {
   ASSERT_TRUE(json.ok());
   Struct object;
   ASSERT_TRUE(JsonStringToMessage(*json, &object).ok());
-  EXPECT_EQ(object.fields().size(), 8u);  // With "distributed".
+  EXPECT_EQ(object.fields().size(), 9u);  // With "distributed".
   ExpectViewsRoundTrip(object, input.hosts[0].views);
 }
 

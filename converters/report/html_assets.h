@@ -21,6 +21,9 @@ extern const char kReportHtmlCss[];
 // "ok charts=<n> errors=<k>" in #render-status's data-status attribute. The page puts it between
 // kHtmlJsPrelude and kHtmlJsEpilogue.
 extern const char kReportHtmlJs[];
+// assets/report_ops.js: the operator, module and GEMM-efficiency panels of
+// the report page, in the same script (after kReportHtmlJs).
+extern const char kReportOpsHtmlJs[];
 
 // assets/distributed.css and assets/distributed.js: the distributed view's
 // section. The script sorts a table of #distributed by the clicked column, as

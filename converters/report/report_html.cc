@@ -388,7 +388,7 @@ std::string RenderHtmlReport(const ReportInput& input, const HtmlReportOptions& 
       "<div id=\"render-status\" hidden data-status=\"pending\"></div>\n",
       "<script type=\"application/json\" id=\"tbprof-data\">",
       RenderHtmlReportData(input.source, reports, options), "</script>\n<script>\n",
-      kHtmlJsPrelude, kReportHtmlJs, kHtmlJsEpilogue, "</script>\n</body>\n</html>\n");
+      kHtmlJsPrelude, kReportHtmlJs, kReportOpsHtmlJs, kHtmlJsEpilogue, "</script>\n</body>\n</html>\n");
   return page;
 }
 

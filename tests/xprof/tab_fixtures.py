@@ -130,6 +130,8 @@ def expected_numbers(run_dir):
   if ia.get('stepDetails'):
     out['avg_step'] = js_ms(ia['stepTimeSummary']['average'])
     out['input_pct'] = js_pct(ia['inputPercent'])
+    # The first step-time category is device compute (16- + 32-bit).
+    out['compute_pct'] = js_pct(ia['computePercent'])
   reports = report.get('kernel_stats', {}).get('reports', [])
   if reports:
     top = max(reports, key=lambda r: int(r.get('totalDurationNs', 0)))
@@ -142,4 +144,10 @@ def expected_numbers(run_dir):
   ops = report.get('operators', {}).get('ops', [])
   if ops:
     out['top_op'] = max(ops, key=lambda o: int(o.get('deviceSelfPs', 0)))['name']
+  nodes = report.get('modules', {}).get('modules', [])
+  if nodes:
+    out['top_module'] = max(nodes, key=lambda m: int(m.get('deviceTotalPs', 0)))['path']
+  gemm = report.get('gemm_efficiency', {})
+  if gemm.get('rows'):
+    out['gemm_rows'] = len(gemm['rows'])
   return out

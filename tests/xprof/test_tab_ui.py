@@ -136,6 +136,14 @@ def _check_numbers(driver, view, want, where):
   if view == 'overview' and 'avg_step' in want:
     assert want['avg_step'] + ' ms' in text, f'{where}: avg step {want["avg_step"]} not shown'
     assert want['input_pct'] in text, f'{where}: input {want["input_pct"]} not shown'
+  if view == 'overview' and 'compute_pct' in want:
+    assert _first_cell(driver, '% of step') == want['compute_pct'], where
+  if view == 'modules' and 'top_module' in want:
+    assert _first_cell(driver, 'Module path') == want['top_module'], where
+  if view == 'gemm' and 'gemm_rows' in want:
+    rows = driver.execute_script('return document.querySelectorAll("#view table.gemm tbody tr")'
+                                 '.length')
+    assert rows == want['gemm_rows'], (where, rows, want['gemm_rows'])
   if view == 'kernels' and 'top_kernel_ms' in want:
     assert _first_cell(driver, 'Total ms') == want['top_kernel_ms'], where
   if view == 'memory' and 'peak_memory' in want:

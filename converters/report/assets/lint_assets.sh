@@ -20,10 +20,12 @@ check() {  # check NAME FILE...
   cat "$@" > "$tmp/$name"
   if node --check "$tmp/$name"; then echo "ok   $name"; else echo "FAIL $name"; fail=1; fi
 }
-for page in report diff; do
-  check "$page.page.js" "$dir/page_prelude.js" "$dir/$page.js" "$dir/page_epilogue.js"
-  check "$page.lib.js" "$dir/page_prelude.js" "$dir/$page.js" "$dir/lib_epilogue.js"
-done
+check report.page.js "$dir/page_prelude.js" "$dir/report.js" "$dir/report_ops.js" \
+  "$dir/page_epilogue.js"
+check report.lib.js "$dir/page_prelude.js" "$dir/report.js" "$dir/report_ops.js" \
+  "$dir/lib_epilogue.js"
+check diff.page.js "$dir/page_prelude.js" "$dir/diff.js" "$dir/page_epilogue.js"
+check diff.lib.js "$dir/page_prelude.js" "$dir/diff.js" "$dir/lib_epilogue.js"
 check distributed.js "$dir/distributed.js"
 for css in "$dir"/*.css; do
   open=$(tr -cd '{' < "$css" | wc -c); close=$(tr -cd '}' < "$css" | wc -c)
@@ -32,7 +34,7 @@ for css in "$dir"/*.css; do
 done
 # Every .js file here is one of the pieces above.
 for js in "$dir"/*.js; do
-  case $(basename "$js") in page_prelude.js|page_epilogue.js|lib_epilogue.js|report.js|diff.js|distributed.js) ;;
+  case $(basename "$js") in page_prelude.js|page_epilogue.js|lib_epilogue.js|report.js|report_ops.js|diff.js|distributed.js) ;;
     *) echo "FAIL $(basename "$js"): not checked by this script"; fail=1 ;; esac
 done
 exit $fail

@@ -1,7 +1,7 @@
 """The scripts and styles the tab serves: the HTML report's own assets plus
 the tab's page module.
 
-The report's assets (page_prelude.js, report.js, diff.js, distributed.js,
+The report's assets (page_prelude.js, report.js, report_ops.js, diff.js, distributed.js,
 lib_epilogue.js and the .css files) are the files of converters/report/assets
 that the C++ embeds in the report pages. An installed package has them in
 `tbprof/assets/` (CMake install(), the wheel of scripts/make_wheel.py); a
@@ -15,13 +15,13 @@ import pathlib
 _HERE = pathlib.Path(__file__).resolve().parent
 _PACKAGE = _HERE.parent
 _CANDIDATES = (_PACKAGE / 'assets', _PACKAGE.parent.parent / 'converters' / 'report' / 'assets')
-_REQUIRED = ('page_prelude.js', 'lib_epilogue.js', 'report.js', 'diff.js', 'distributed.js',
-             'report.css', 'diff.css', 'distributed.css')
+_REQUIRED = ('page_prelude.js', 'lib_epilogue.js', 'report.js', 'report_ops.js', 'diff.js',
+             'distributed.js', 'report.css', 'diff.css', 'distributed.css')
 
 # Served name -> the files put together, in order (a page script between the
 # prelude and lib_epilogue.js registers itself in window.tbprofLibs).
 _BUNDLES = {
-    'report_lib.js': ('page_prelude.js', 'report.js', 'lib_epilogue.js'),
+    'report_lib.js': ('page_prelude.js', 'report.js', 'report_ops.js', 'lib_epilogue.js'),
     'diff_lib.js': ('page_prelude.js', 'diff.js', 'lib_epilogue.js'),
     'distributed.js': ('distributed.js',),
     'report.css': ('report.css',),

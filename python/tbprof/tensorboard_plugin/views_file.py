@@ -155,7 +155,8 @@ def run_view(data):
         'categories': x.get('categories', []), 'bottleneck': x.get('bottleneck', ''),
         'steps': [{'n': s.get('n'), 'ms': s.get('ms')} for s in x.get('steps', [])],
         'kernelTotalMs': x.get('kernelTotalMs', 0),
-        'allocators': [{'peakBytes': a.get('peakBytes', 0)} for a in (x.get('allocators') or [])[:1]],
+        'allocators': [{'peakBytes': a.get('peakBytes', 0)}
+                       for a in (x.get('allocators') or [])[:1]],
     })
   return {'meta': _meta(data), 'data': {'hosts': hosts,
                                         'distributedHtml': data.get('distributedHtml', '')}}

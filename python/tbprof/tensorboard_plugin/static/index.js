@@ -86,7 +86,8 @@ class Tab {
       this.state.host = this.hostSelect.value;
       this.show();
     }});
-    this.traceLink = el('a', {id: 'trace-link', target: '_top', text: 'Trace viewer (xprof) \u2197'});
+    this.traceLink = el('a', {id: 'trace-link', target: '_top',
+                              text: 'Trace viewer (xprof) \u2197'});
     this.tabs = el('nav', {cls: 'views', 'aria-label': 'Views'}, VIEWS.map(([key, label]) =>
       el('button', {type: 'button', 'data-view': key, text: label, onclick: () => {
         this.state.view = key;
@@ -129,7 +130,8 @@ class Tab {
     this.setState('loading', 'pending');
     try {
       const root = el('div');
-      const note = view === 'diff' ? await this.drawDiff(root, seq) : await this.drawView(root, seq);
+      const note = view === 'diff' ? await this.drawDiff(root, seq)
+                                   : await this.drawView(root, seq);
       if (seq !== this.seq) return;
       this.note.replaceChildren(...note);
       this.view.replaceChildren(root);
@@ -182,9 +184,9 @@ class Tab {
       }
       return note;
     }
+    const count = data.deviceCount > 0 ? ' \u00d7 ' + data.deviceCount : '';
     root.append(el('h2', {cls: 'host-title', text: data.host}),
-                el('div', {cls: 'device', text: (data.deviceType || 'unknown device') +
-                                                (data.deviceCount > 0 ? ' \u00d7 ' + data.deviceCount : '')}));
+                el('div', {cls: 'device', text: (data.deviceType || 'unknown device') + count}));
     // Why xprof's own overview (PROFILE) shows other numbers for this run.
     if (view === 'overview' && meta.xprofNote) {
       root.append(el('p', {cls: 'note xprof-note', text: meta.xprofNote}));

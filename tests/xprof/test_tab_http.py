@@ -9,6 +9,7 @@ error status, never a traceback, while the other runs keep working.
 """
 
 import gzip
+import os
 import json
 import pathlib
 
@@ -279,3 +280,37 @@ def test_static_assets_are_served(env):
   if body[:2] == b'\x1f\x8b':
     body = gzip.decompress(body)
   assert b'window.tbprofLibs' in body and b'function renderView' in body
+
+
+def test_wheel_registers_the_tab_and_ships_its_assets(tmp_path):
+  """scripts/make_wheel.py's wheel, installed as pip installs it: TensorBoard
+  finds the tab through its entry point, and the tab serves the report's
+  assets from the package (tbprof/assets), not from a source tree."""
+  import subprocess  # pylint: disable=import-outside-toplevel
+  import sys  # pylint: disable=import-outside-toplevel
+  repo = pathlib.Path(tab_fixtures.REPO)
+  bundle = tmp_path / 'bundle'
+  for sub in ('bin', 'lib', 'assets'):
+    (bundle / sub).mkdir(parents=True)
+  (bundle / 'bin' / 'tbprof').write_bytes(pathlib.Path(tab_fixtures.TBPROF).read_bytes())
+  (bundle / 'bin' / 'tbprof').chmod(0o755)
+  for asset in (repo / 'converters' / 'report' / 'assets').iterdir():
+    if asset.suffix in ('.js', '.css'):
+      (bundle / 'assets' / asset.name).write_bytes(asset.read_bytes())
+  subprocess.run([sys.executable, str(repo / 'scripts' / 'make_wheel.py'), '--bundle', str(bundle),
+                  '--python', str(repo / 'python' / 'tbprof'), '--version', '0.0.1',
+                  '--plat', 'manylinux_2_35_x86_64', '--out', str(tmp_path)],
+                 check=True, capture_output=True)
+  wheel = next(tmp_path.glob('tbprof-*.whl'))
+  site = tmp_path / 'site'
+  subprocess.run([sys.executable, '-m', 'pip', 'install', '-q', '--no-deps', '--no-index',
+                  '--target', str(site), str(wheel)], check=True, capture_output=True)
+  probe = ('from tensorboard import default\n'
+           'names = [p.__name__ for p in default.get_dynamic_plugins()]\n'
+           'from tbprof.tensorboard_plugin import assets\n'
+           'body, _ = assets.Assets().get("report_lib.js")\n'
+           'print(names, assets.assets_dir(), b"tbprofLibs" in body)\n')
+  clean = {k: v for k, v in os.environ.items() if k != 'PYTHONPATH'}
+  out = subprocess.run([sys.executable, '-c', probe], cwd=tmp_path, check=True, text=True,
+                       capture_output=True, env=dict(clean, PYTHONPATH=str(site))).stdout
+  assert 'TbprofPlugin' in out and str(site / 'tbprof' / 'assets') in out and 'True' in out, out

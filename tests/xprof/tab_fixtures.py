@@ -24,9 +24,12 @@ QWEN = KINETO / 'h100_qwen_inference.json.gz'
 RUNS = {'resnet_workers0': RESNET_W0, 'resnet_workers4': RESNET_W4,
         'dlrm_8ranks': DLRM_DIR, 'qwen': QWEN}
 CAPTURE_RUN = 'fake_cupti_capture'
-# A run with an xplane.pb only, as TensorFlow or JAX write it: the plugin
-# computes its views on first use and caches them.
-XPLANE_ONLY_RUN = 'xplane_only'
+# Runs with an xplane.pb only, written by TensorFlow and by JAX: the plugin
+# computes their views on first use and caches them.
+XSPACE = SHARED / 'xspace'
+XPLANE_ONLY_RUNS = {'tf_multiworker': XSPACE / 'tf_v100x8_multiworker.xplane.pb',
+                    'jax_mi300': XSPACE / 'jax08_mi300x8_conv.xplane.pb'}
+XPLANE_ONLY_RUN = 'tf_multiworker'
 VIEWS_SUFFIX = '.tbprof_views.json.gz'
 
 
@@ -53,8 +56,10 @@ def record_fake_capture(logdir, run):
 
 def make_logdir(root, runs=RUNS, capture=True):
   """A logdir with `runs` converted (views files beside), the fake-CUPTI
-  capture, and an xplane-only run (no views file). Returns the run dirs."""
-  missing = [str(p) for p in runs.values() if not p.exists()]
+  capture, and the TensorFlow and JAX runs (an xplane.pb, no views file).
+  Returns the run dirs."""
+  missing = [str(p) for p in list(runs.values()) + list(XPLANE_ONLY_RUNS.values())
+             if not p.exists()]
   if missing:
     pytest.skip('shared test data missing: ' + ', '.join(missing))
   logdir = pathlib.Path(root)
@@ -67,12 +72,11 @@ def make_logdir(root, runs=RUNS, capture=True):
     if capture_dir is not None:
       check_views_written(capture_dir)
       dirs[CAPTURE_RUN] = capture_dir
-  only = logdir / 'plugins' / 'profile' / XPLANE_ONLY_RUN
-  only.mkdir(parents=True)
-  first = next(iter(dirs.values()))
-  xplane = sorted(first.glob('*.xplane.pb'))[0]
-  shutil.copyfile(xplane, only / xplane.name)
-  dirs[XPLANE_ONLY_RUN] = only
+  for run, xplane in XPLANE_ONLY_RUNS.items():
+    only = logdir / 'plugins' / 'profile' / run
+    only.mkdir(parents=True)
+    shutil.copyfile(xplane, only / xplane.name)
+    dirs[run] = only
   return dirs
 
 

@@ -124,8 +124,10 @@ def diff(base_dir, new_dir, fail_if_slower_pct):
     done = _run([a for a in argv if a not in ('--fail-if-slower', str(fail_if_slower_pct))])
   # Exit 3: compared, and slower than the gate: the JSON says so.
   if done.returncode not in (0, 3):
-    raise ComputeError(f'tbprof diff failed (exit {done.returncode}): '
-                       f'{_last_lines(done.stderr) or _last_lines(done.stdout)}')
+    message = _last_lines(done.stderr) or _last_lines(done.stdout)
+    if 'nothing in common' in message:  # an answer, not a failure: 422
+      raise ComputeError(f'these two runs cannot be compared: {message}', status=422)
+    raise ComputeError(f'tbprof diff failed (exit {done.returncode}): {message}')
   try:
     result = json.loads(done.stdout)
     if gate_error:

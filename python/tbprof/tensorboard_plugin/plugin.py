@@ -10,7 +10,8 @@ Routes, under /data/plugin/tbprof/ (every answer is JSON, script or style):
                             `tbprof diff --json` of two runs
 
 Errors are {"error": message} with an HTTP status: 400 bad parameter or name,
-404 no such run/host/view/file, 500 unusable views file, 502 tbprof failed,
+404 no such run/host/view/file, 422 two runs that `tbprof diff` cannot
+compare (nothing in common), 500 unusable views file, 502 tbprof failed,
 503 no tbprof binary or assets, 504 tbprof timed out. A request never
 returns a traceback, and one broken run leaves the others working. The
 plugin reads only under the logdir and writes only views files into run

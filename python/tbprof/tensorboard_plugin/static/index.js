@@ -16,6 +16,8 @@ const VIEWS = [
   ['memory', 'Memory'], ['modules', 'Modules'], ['distributed', 'Distributed'],
   ['gemm', 'GEMM efficiency'], ['diff', 'Diff'],
 ];
+// Shown for views computed from an xplane.pb (the views file's source), not
+// from the trace tbprof converted: runs of TensorFlow, JAX or an older tbprof.
 const NOT_FOR_OTHERS = 'Run written by TensorFlow, JAX or an older tbprof: tbprof computed ' +
     'these views from its xplane.pb. Operators, modules, the host-side step breakdown and ' +
     'memory stacks need PyTorch (Kineto) events, so they are empty or device-only here.';
@@ -157,7 +159,9 @@ class Tab {
       note.push(el('div', {cls: 'cached', text: 'Computed now by tbprof and cached as ' +
                                                 meta.file + ' in the run directory.'}));
     }
-    if (this.run().views === 'none') note.push(el('div', {cls: 'muted', text: NOT_FOR_OTHERS}));
+    if (/\.xplane\.pb$/.test(meta.source || '')) {
+      note.push(el('div', {cls: 'muted', text: NOT_FOR_OTHERS}));
+    }
     if (view === 'distributed') {
       lib.renderView('hosts', data, root);
       // The host table's links (#host-<i> on the report page) open that host.

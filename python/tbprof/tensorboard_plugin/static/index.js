@@ -159,9 +159,8 @@ class Tab {
       note.push(el('div', {cls: 'cached', text: 'Computed now by tbprof and cached as ' +
                                                 meta.file + ' in the run directory.'}));
     }
-    if (/\.xplane\.pb$/.test(meta.source || '')) {
-      note.push(el('div', {cls: 'muted', text: NOT_FOR_OTHERS}));
-    }
+    const fromXplane = /\.xplane\.pb$/.test(meta.source || '');
+    if (fromXplane) note.push(el('div', {cls: 'muted', text: NOT_FOR_OTHERS}));
     if (view === 'distributed') {
       lib.renderView('hosts', data, root);
       // The host table's links (#host-<i> on the report page) open that host.
@@ -189,10 +188,11 @@ class Tab {
       return note;
     }
     const count = data.deviceCount > 0 ? ' \u00d7 ' + data.deviceCount : '';
-    root.append(el('h2', {cls: 'host-title', text: data.host}),
+    const named = data.host && data.host !== host ? ' (in the profile: ' + data.host + ')' : '';
+    root.append(el('h2', {cls: 'host-title'}, [host, el('span', {cls: 'muted', text: named})]),
                 el('div', {cls: 'device', text: (data.deviceType || 'unknown device') + count}));
-    // Why xprof's own overview (PROFILE) shows other numbers for this run.
-    if (view === 'overview' && meta.xprofNote) {
+    // Why xprof's own overview (PROFILE) shows other numbers for a PyTorch run.
+    if (view === 'overview' && meta.xprofNote && !fromXplane) {
       root.append(el('p', {cls: 'note xprof-note', text: meta.xprofNote}));
     }
     lib.renderView(view, data, root);

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "converters/report/html_common.h"
 #include "converters/report/report_distributed.h"
 #include "converters/output/json_text_writer.h"
 #include "converters/output/proto_json.h"
@@ -33,8 +34,37 @@ std::vector<ViewMember> ViewMembers(const AllViews& v) {
   };
 }
 
+void AppendBreakdownSummary(const BreakdownSummary& b, JsonBuilder* j) {
+  j->Open('{');
+  j->Key("breakdown").Str(BreakdownName(b.breakdown));
+  j->Key("steps").Int(b.num_steps);
+  j->Key("avgStepMs").Num(b.avg_step_ms);
+  j->Key("inputMs").Num(b.input_ms);
+  j->Key("inputPercent").Num(b.input_percent);
+  j->Close('}');
+}
+
+// "step_breakdown": which breakdown the step views use, and (when the report
+// computed it) the other one, with the sentence the text and HTML show.
+void AppendStepBreakdownMember(const AllViews& views, std::string* out) {
+  JsonBuilder j;
+  j.Open('{');
+  j.Key("shown");
+  AppendBreakdownSummary(views.breakdown, &j);
+  if (views.has_other_breakdown) {
+    j.Key("other");
+    AppendBreakdownSummary(views.other_breakdown, &j);
+  }
+  j.Key("note").Str(DescribeBreakdown(views.breakdown,
+                                      views.has_other_breakdown ? &views.other_breakdown
+                                                                : nullptr));
+  j.Close('}');
+  out->append(",\"step_breakdown\":");
+  out->append(j.Take());
+}
+
 // Each view as MessageToJsonString prints it with always_print_primitive_fields
-// (see proto_json.h).
+// (see proto_json.h), then "step_breakdown".
 absl::Status AppendViewsMembers(const AllViews& views, std::string* out) {
   bool first = true;
   for (const ViewMember& member : ViewMembers(views)) {
@@ -45,6 +75,7 @@ absl::Status AppendViewsMembers(const AllViews& views, std::string* out) {
     out->push_back(':');
     TBPROF_RETURN_IF_ERROR(AppendMessageAsJson(*member.message, out));
   }
+  AppendStepBreakdownMember(views, out);
   return absl::OkStatus();
 }
 

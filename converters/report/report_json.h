@@ -6,8 +6,13 @@
 //   {"overview": <OverviewPage>, "input_pipeline": <InputPipelineAnalysisResult>,
 //    "kernel_stats": <KernelStatsDb>, "memory_profile": <MemoryProfile>,
 //    "operators": <tbprof.OperatorStats>, "modules": <tbprof.ModuleStats>,
-//    "gemm_efficiency": <tbprof.GemmEfficiency>,
+//    "gemm_efficiency": <tbprof.GemmEfficiency>, "gpu_summary": <tbprof.GpuSummary>,
+//    "step_breakdown": {"shown": B, "other": B, "note": "..."},
 //    "distributed": <tbprof.DistributedView>}
+// where B = {"breakdown": "with-host" | "device-only", "steps", "avgStepMs",
+// "inputMs", "inputPercent"}: the breakdown the step views use and, when
+// the report computed it, the other one (device-only is what xprof's
+// overview shows); "note" is the sentence the text and HTML reports show.
 // several hosts (in run order):
 //   {"hosts": [{"host": "<name>", "overview": ..., ...}, ...],
 //    "distributed": <tbprof.DistributedView>}

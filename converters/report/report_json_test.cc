@@ -58,7 +58,8 @@ TEST(ReportJsonTest, OneHostIsOneObjectOfItsViews) {
   for (const auto& [key, unused] : object.fields()) keys.push_back(key);
   EXPECT_THAT(keys, UnorderedElementsAre("overview", "input_pipeline", "kernel_stats",
                                          "memory_profile", "operators", "modules",
-                                         "gemm_efficiency", "gpu_summary", "distributed"));
+                                         "gemm_efficiency", "gpu_summary", "step_breakdown",
+                                         "distributed"));
   ExpectViewsRoundTrip(object, input.hosts[0].views);
 }
 
@@ -105,7 +106,7 @@ TEST(ReportJsonTest, EmptyViewsStillHaveAllKeys) {
   ASSERT_TRUE(json.ok());
   Struct object;
   ASSERT_TRUE(JsonStringToMessage(*json, &object).ok());
-  EXPECT_EQ(object.fields().size(), 9u);  // With "distributed".
+  EXPECT_EQ(object.fields().size(), 10u);  // With "distributed".
   ExpectViewsRoundTrip(object, input.hosts[0].views);
 }
 

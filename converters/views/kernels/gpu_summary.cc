@@ -139,9 +139,12 @@ tbprof::GpuSummary ComputeGpuSummary(const xplane::XSpaceData& space,
       line.ForEachEvent([&](const xplane::XEventVisitor& event) {
         if (event.is_aggregate() || event.duration_ps() <= 0) return;
         absl::string_view details;
+        double achieved = -1;
         event.ForEachStat([&](const xplane::XStatVisitor& stat) {
           if (details.empty() && stat.type() == xplane::StatType::kKernelDetails) {
             details = stat.StrOrRefValue();
+          } else if (stat.type() == xplane::StatType::kEstAchievedOccupancyPct) {
+            achieved = stat.DoubleValue();
           }
         });
         if (details.empty()) return;  // Not a kernel (memcpy, memset, ...).
@@ -157,7 +160,9 @@ tbprof::GpuSummary ComputeGpuSummary(const xplane::XSpaceData& space,
         k.begin_ps = event.begin_ps();
         k.end_ps = event.end_ps();
         k.sm_fraction = sm_count > 0 ? std::min(1.0, blocks / static_cast<double>(sm_count)) : -1;
-        k.occupancy = p.has_occupancy ? p.occupancy_pct : -1;
+        // Kineto's estimate of the achieved occupancy when the trace has it
+        // (torch-tb-profiler's figure), else the theoretical one.
+        k.occupancy = achieved >= 0 ? achieved : p.has_occupancy ? p.occupancy_pct : -1;
         k.tensor_core = tc == 1;
         kernels.push_back(k);
       });

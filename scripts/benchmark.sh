@@ -213,7 +213,12 @@ if [[ $BIG -eq 1 ]]; then
   fi
   json_bytes=$(cat "$BIG_GZ.size")
   logdir="$BIG_CACHE/logdir-big"
-  LOAD_BEFORE="$(cut -d' ' -f1-3 /proc/loadavg)"
+  # The peak RSS of each binary doing nothing (mostly the pages of its shared
+# libraries), to tell what reading an xplane.pb adds from what any run costs.
+rss_kb_of() { /usr/bin/time -f '%M' -o "$WORK_DIR/time.txt" "$@" >/dev/null 2>&1; tail -n 1 "$WORK_DIR/time.txt"; }
+export TBPROF_BASE_RSS_KB="$(rss_kb_of "$TBPROF" --version)"
+export XPLANE_FLOOR_BASE_RSS_KB="$([[ -n "$XPLANE_FLOOR" ]] && rss_kb_of "$XPLANE_FLOOR" --help || echo 0)"
+LOAD_BEFORE="$(cut -d' ' -f1-3 /proc/loadavg)"
   log "converting $(basename "$BIG_GZ") ($((json_bytes / 1000000)) MB of JSON, gzip $(( $(stat -c %s "$BIG_GZ") / 1000000)) MB); load average $LOAD_BEFORE"
   for mode in views no-views; do
     rm -rf "$logdir"
@@ -426,6 +431,11 @@ bench_trace() {  # table json json_gz with_peers
   return 0
 }
 
+# The peak RSS of each binary doing nothing (mostly the pages of its shared
+# libraries), to tell what reading an xplane.pb adds from what any run costs.
+rss_kb_of() { /usr/bin/time -f '%M' -o "$WORK_DIR/time.txt" "$@" >/dev/null 2>&1; tail -n 1 "$WORK_DIR/time.txt"; }
+export TBPROF_BASE_RSS_KB="$(rss_kb_of "$TBPROF" --version)"
+export XPLANE_FLOOR_BASE_RSS_KB="$([[ -n "$XPLANE_FLOOR" ]] && rss_kb_of "$XPLANE_FLOOR" --help || echo 0)"
 LOAD_BEFORE="$(cut -d' ' -f1-3 /proc/loadavg)"
 first=1
 for f in "${INPUTS[@]}"; do
@@ -439,8 +449,10 @@ TRACE="$(trace_base "$INPUT")"
 
 # ---------------------------------------------------------------- report
 REPORT="$(python3 - "$ROWS" "$HAS_NO_VIEWS" "$PEER_TIMEOUT" 2>"$WORK_DIR/bars.txt" <<'EOF'
-import json, sys
+import json, os, sys
 rows_path, has_no_views, peer_timeout = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+BASE_RSS = {"tbprof": int(os.environ.get("TBPROF_BASE_RSS_KB") or 0) * 1024,
+            "xplane floor": int(os.environ.get("XPLANE_FLOOR_BASE_RSS_KB") or 0) * 1024}
 rows = [json.loads(l) for l in open(rows_path) if l.strip()]
 convert = "tbprof convert --no-views" if has_no_views else "tbprof convert"
 default = "tbprof convert (all views)" if has_no_views else "tbprof convert"
@@ -577,19 +589,23 @@ if summary:
             r["rss"], r["xplane_mb"], reads[0], reads[1]))
     # Reading the xplane.pb back (issue 23, part 3): per trace, every figure.
     out += ["", "#### Per trace: reading the xplane.pb written from the scaled trace", "",
-            "| trace | xplane.pb MB | command | MB/s of xplane.pb | wall s | CPU s | MB/s of CPU | peak RSS / file | wall / floor | CPU / floor |",
-            "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|"]
+            "| trace | xplane.pb MB | command | MB/s of xplane.pb | wall s | CPU s | MB/s of CPU | peak RSS / file | (RSS - idle RSS) / file | wall / floor | CPU / floor |",
+            "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in summary:
         fl = r.get("xplane floor")
         for n in READERS:
             if n not in r:
                 continue
             mbs, rss, wall, cpu = r[n]
-            out.append("| %s | %.1f | %s | %.0f | %.2f | %.2f | %.0f | %.2fx | %s | %s |" % (
+            idle = BASE_RSS["xplane floor" if n == "xplane floor" else "tbprof"]
+            out.append("| %s | %.1f | %s | %.0f | %.2f | %.2f | %.0f | %.2fx | %.2fx | %s | %s |" % (
                 r["trace"], r["xplane_mb"], n.replace("tbprof ", "") if n != "xplane floor" else "floor (open + wire-decode)",
                 mbs, wall, cpu, r["xplane_mb"] / max(cpu, 0.005), rss,
+                rss - (idle / (r["xplane_mb"] * 1e6)),
                 ratio(wall / max(fl[2], 0.005)) if fl and n != "xplane floor" else "",
                 ratio(cpu / max(fl[3], 0.005)) if fl and n != "xplane floor" else ""))
+    out += ["", "Idle RSS (the binary run with --version / --help: its shared libraries' pages): "
+            "tbprof %.1f MB, tbprof_xplane_floor %.1f MB." % (BASE_RSS["tbprof"] / 1e6, BASE_RSS["xplane floor"] / 1e6)]
     bars = []
     w = min(summary, key=lambda r: r["wall_x"])
     bars.append(("default convert >= 12x json.load (wall)", "%.1fx (%s)" % (w["wall_x"], w["trace"]), w["wall_x"] >= 12))

@@ -65,7 +65,8 @@ int Run(int argc, char** argv) {
   const auto start = std::chrono::steady_clock::now();
   auto input = tbprof::xplane::XSpaceInput::Open(path);
   if (!input.ok()) {
-    std::fprintf(stderr, "tbprof_xplane_floor: %s\n", std::string(input.status().message()).c_str());
+    std::fprintf(stderr, "tbprof_xplane_floor: %s\n",
+                 std::string(input.status().message()).c_str());
     return 1;
   }
   const double open_s = Seconds(start);
@@ -83,7 +84,8 @@ int Run(int argc, char** argv) {
   options.threads = threads;
   auto space = tbprof::xplane::ParseXSpaceInput(input->get(), options);
   if (!space.ok()) {
-    std::fprintf(stderr, "tbprof_xplane_floor: %s\n", std::string(space.status().message()).c_str());
+    std::fprintf(stderr, "tbprof_xplane_floor: %s\n",
+                 std::string(space.status().message()).c_str());
     return 1;
   }
   const double parse_s = Seconds(start) - open_s;

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Conversion benchmark: tbprof convert vs the floor, json.load and the peers.
 #
-# Builds tbprof, tbprof_scale_trace and tbprof_floor (Release), scales every
+# Builds tbprof, tbprof_scale_trace, tbprof_xplane_floor and tbprof_floor
+# (Release), scales every
 # real Kineto trace in ../shared/testdata/kineto (one rank of dlrm_8ranks;
 # --input picks others) to >= TARGET MB of JSON (cached in the work
 # directory), then in one run measures for each trace wall time,
@@ -16,6 +17,8 @@
 #   HTA and torch-tb-profiler on F.gz         (tools/bench/peers.py, in the
 #                                              bench venv; --no-peers skips)
 #   tbprof inspect / report on the xplane.pb  (reading it back)
+#   tbprof_xplane_floor on the xplane.pb      (its floor: open + wire-decode
+#                                              only, tools/bench/xplane_floor_main.cc)
 # on each scaled trace and again on the first trace's original (unscaled)
 # input, and prints tables with every figure also as a ratio to the floor and
 # to json.load, a per-trace summary, and the quality bars, the issue-23 bars
@@ -213,12 +216,7 @@ if [[ $BIG -eq 1 ]]; then
   fi
   json_bytes=$(cat "$BIG_GZ.size")
   logdir="$BIG_CACHE/logdir-big"
-  # The peak RSS of each binary doing nothing (mostly the pages of its shared
-# libraries), to tell what reading an xplane.pb adds from what any run costs.
-rss_kb_of() { /usr/bin/time -f '%M' -o "$WORK_DIR/time.txt" "$@" >/dev/null 2>&1; tail -n 1 "$WORK_DIR/time.txt"; }
-export TBPROF_BASE_RSS_KB="$(rss_kb_of "$TBPROF" --version)"
-export XPLANE_FLOOR_BASE_RSS_KB="$([[ -n "$XPLANE_FLOOR" ]] && rss_kb_of "$XPLANE_FLOOR" --help || echo 0)"
-LOAD_BEFORE="$(cut -d' ' -f1-3 /proc/loadavg)"
+  LOAD_BEFORE="$(cut -d' ' -f1-3 /proc/loadavg)"
   log "converting $(basename "$BIG_GZ") ($((json_bytes / 1000000)) MB of JSON, gzip $(( $(stat -c %s "$BIG_GZ") / 1000000)) MB); load average $LOAD_BEFORE"
   for mode in views no-views; do
     rm -rf "$logdir"

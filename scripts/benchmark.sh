@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Conversion benchmark: tbprof convert vs the floor, json.load and the peers.
 #
-# Builds tbprof, tbprof_scale_trace and tbprof_floor (Release), scales every
+# Builds tbprof, tbprof_scale_trace, tbprof_xplane_floor and tbprof_floor
+# (Release), scales every
 # real Kineto trace in ../shared/testdata/kineto (one rank of dlrm_8ranks;
 # --input picks others) to >= TARGET MB of JSON (cached in the work
 # directory), then in one run measures for each trace wall time,
@@ -16,6 +17,8 @@
 #   HTA and torch-tb-profiler on F.gz         (tools/bench/peers.py, in the
 #                                              bench venv; --no-peers skips)
 #   tbprof inspect / report on the xplane.pb  (reading it back)
+#   tbprof_xplane_floor on the xplane.pb      (its floor: open + wire-decode
+#                                              only, tools/bench/xplane_floor_main.cc)
 # on each scaled trace and again on the first trace's original (unscaled)
 # input, and prints tables with every figure also as a ratio to the floor and
 # to json.load, a per-trace summary, and the quality bars, the issue-23 bars
@@ -165,7 +168,7 @@ if [[ $BUILD -eq 1 ]]; then
     tail -n 30 "$BUILD_DIR/benchmark-build.log" >&2; log "configure failed"; exit 2
   fi
   log "building tbprof tbprof_scale_trace tbprof_floor"
-  if ! CCACHE_NOHASHDIR=1 cmake --build "$BUILD_DIR" --target tbprof tbprof_scale_trace \
+  if ! CCACHE_NOHASHDIR=1 cmake --build "$BUILD_DIR" --target tbprof tbprof_scale_trace tbprof_xplane_floor \
       -j "$JOBS" >>"$BUILD_DIR/benchmark-build.log" 2>&1; then
     grep -E 'error|FAILED' "$BUILD_DIR/benchmark-build.log" | head -n 20 >&2
     log "build failed (full log: $BUILD_DIR/benchmark-build.log)"; exit 2
@@ -179,6 +182,9 @@ fi
 TBPROF="${TBPROF:-$BUILD_DIR/tools/tbprof/tbprof}"
 SCALER="${SCALER:-$BUILD_DIR/tools/bench/tbprof_scale_trace}"
 FLOOR="${FLOOR:-$BUILD_DIR/tools/bench/tbprof_floor}"
+# The floor of reading an xplane.pb (open + wire-decode only); optional.
+XPLANE_FLOOR="$BUILD_DIR/tools/bench/tbprof_xplane_floor"
+[[ -x "$XPLANE_FLOOR" ]] || XPLANE_FLOOR=""
 for bin in "$TBPROF" "$SCALER"; do
   [[ -x "$bin" ]] || { echo "benchmark.sh: $bin is missing (build it or drop --no-build)" >&2; exit 2; }
 done
@@ -415,6 +421,7 @@ bench_trace() {  # table json json_gz with_peers
   # every view), issue 23 part 3.
   if [[ -n "$xplane_file" ]]; then
     cat "$xplane_file" >/dev/null
+    [[ -n "$XPLANE_FLOOR" ]] && measure "xplane floor" "xplane.pb" "$XPLANE_FLOOR" "$xplane_file"
     measure "tbprof inspect" "xplane.pb" "$TBPROF" inspect "$xplane_file"
     measure "tbprof report" "xplane.pb" "$TBPROF" report "$xplane_file" --json --quiet
   fi
@@ -422,6 +429,11 @@ bench_trace() {  # table json json_gz with_peers
   return 0
 }
 
+# The peak RSS of each binary doing nothing (mostly the pages of its shared
+# libraries), to tell what reading an xplane.pb adds from what any run costs.
+rss_kb_of() { /usr/bin/time -f '%M' -o "$WORK_DIR/time.txt" "$@" >/dev/null 2>&1; tail -n 1 "$WORK_DIR/time.txt"; }
+export TBPROF_BASE_RSS_KB="$(rss_kb_of "$TBPROF" --version)"
+export XPLANE_FLOOR_BASE_RSS_KB="$([[ -n "$XPLANE_FLOOR" ]] && rss_kb_of "$XPLANE_FLOOR" --help || echo 0)"
 LOAD_BEFORE="$(cut -d' ' -f1-3 /proc/loadavg)"
 first=1
 for f in "${INPUTS[@]}"; do
@@ -435,12 +447,14 @@ TRACE="$(trace_base "$INPUT")"
 
 # ---------------------------------------------------------------- report
 REPORT="$(python3 - "$ROWS" "$HAS_NO_VIEWS" "$PEER_TIMEOUT" 2>"$WORK_DIR/bars.txt" <<'EOF'
-import json, sys
+import json, os, sys
 rows_path, has_no_views, peer_timeout = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+BASE_RSS = {"tbprof": int(os.environ.get("TBPROF_BASE_RSS_KB") or 0) * 1024,
+            "xplane floor": int(os.environ.get("XPLANE_FLOOR_BASE_RSS_KB") or 0) * 1024}
 rows = [json.loads(l) for l in open(rows_path) if l.strip()]
 convert = "tbprof convert --no-views" if has_no_views else "tbprof convert"
 default = "tbprof convert (all views)" if has_no_views else "tbprof convert"
-READERS = ("tbprof inspect", "tbprof report")
+READERS = ("tbprof inspect", "tbprof report", "xplane floor")
 
 def ratio(x):
     return "%.1fx" % x if x >= 0.95 else "%.2fx" % x
@@ -468,7 +482,8 @@ for table, trace in groups:
     for r in trows:
         name = {"floor": "floor: ISA-L inflate + simdjson On-Demand",
                 "HTA": "HTA: load + temporal + kernel breakdown",
-                "torch-tb-profiler": "torch-tb-profiler: loader + overview"}.get(r["name"], r["name"])
+                "torch-tb-profiler": "torch-tb-profiler: loader + overview",
+                "xplane floor": "xplane floor: open + wire-decode only (tbprof_xplane_floor)"}.get(r["name"], r["name"])
         if r["status"] != "ok":
             msg = r.get("message", "").replace("|", "/")
             out.append("| %s | %s | %s | | | | | | | | |" % (name, r["input"], "**%s**: %s" % (r["status"], msg)))
@@ -554,7 +569,8 @@ for table, trace in groups:
         for n in READERS:
             r = by.get((n, "xplane.pb"))
             if r and r["status"] == "ok" and xplane_bytes:
-                row[n] = (xplane_bytes / 1e6 / max(r["wall_s"], 0.005), r["peak_rss_bytes"] / xplane_bytes)
+                row[n] = (xplane_bytes / 1e6 / max(r["wall_s"], 0.005), r["peak_rss_bytes"] / xplane_bytes,
+                          r["wall_s"], r["cpu_s"])
         summary.append(row)
 
 # Per trace, and the issue-23 bars on the worst of them.
@@ -565,10 +581,29 @@ if summary:
             "| trace | JSON MB | wall vs json.load | CPU vs json.load's CPU | wall / floor (json) | wall / floor (json.gz) | peak RSS / JSON (largest default-convert row) | xplane.pb MB | inspect MB/s (RSS / file) | report MB/s (RSS / file) |",
             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in summary:
-        reads = ["%.0f (%.2fx)" % r[n] if n in r else "-" for n in READERS]
+        reads = ["%.0f (%.2fx)" % r[n][:2] if n in r else "-" for n in READERS]
         out.append("| %s | %.0f | %.1fx | %.1fx | %s | %s | %.2f | %.1f | %s | %s |" % (
             r["trace"], r["mb"], r["wall_x"], r["cpu_x"], fmt(r["floor_json"]), fmt(r["floor_gz"]),
             r["rss"], r["xplane_mb"], reads[0], reads[1]))
+    # Reading the xplane.pb back (issue 23, part 3): per trace, every figure.
+    out += ["", "#### Per trace: reading the xplane.pb written from the scaled trace", "",
+            "| trace | xplane.pb MB | command | MB/s of xplane.pb | wall s | CPU s | MB/s of CPU | peak RSS / file | (RSS - idle RSS) / file | wall / floor | CPU / floor |",
+            "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for r in summary:
+        fl = r.get("xplane floor")
+        for n in READERS:
+            if n not in r:
+                continue
+            mbs, rss, wall, cpu = r[n]
+            idle = BASE_RSS["xplane floor" if n == "xplane floor" else "tbprof"]
+            out.append("| %s | %.1f | %s | %.0f | %.2f | %.2f | %.0f | %.2fx | %.2fx | %s | %s |" % (
+                r["trace"], r["xplane_mb"], n.replace("tbprof ", "") if n != "xplane floor" else "floor (open + wire-decode)",
+                mbs, wall, cpu, r["xplane_mb"] / max(cpu, 0.005), rss,
+                rss - (idle / (r["xplane_mb"] * 1e6)),
+                ratio(wall / max(fl[2], 0.005)) if fl and n != "xplane floor" else "",
+                ratio(cpu / max(fl[3], 0.005)) if fl and n != "xplane floor" else ""))
+    out += ["", "Idle RSS (the binary run with --version / --help: its shared libraries' pages): "
+            "tbprof %.1f MB, tbprof_xplane_floor %.1f MB." % (BASE_RSS["tbprof"] / 1e6, BASE_RSS["xplane floor"] / 1e6)]
     bars = []
     w = min(summary, key=lambda r: r["wall_x"])
     bars.append(("default convert >= 12x json.load (wall)", "%.1fx (%s)" % (w["wall_x"], w["trace"]), w["wall_x"] >= 12))
@@ -580,7 +615,7 @@ if summary:
                          "%.2fx (%s)" % (w[key], w["trace"]), w[key] <= 1.5))
     w = max(summary, key=lambda r: r["rss"])
     bars.append(("default convert peak RSS <= 0.35x the JSON", "%.2fx (%s)" % (w["rss"], w["trace"]), w["rss"] <= 0.35))
-    for n in READERS:
+    for n in READERS[:2]:
         have = [r for r in summary if n in r]
         if have:
             w = min(have, key=lambda r: r[n][0])

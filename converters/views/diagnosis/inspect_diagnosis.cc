@@ -61,19 +61,36 @@ PlaneSummary SummarizePlane(const xplane::XPlaneVisitor& plane) {
   summary.num_plane_stats = static_cast<int64_t>(plane.raw().stats.size());
   summary.num_event_metadata = static_cast<int64_t>(plane.raw().event_metadata.size());
   summary.num_stat_metadata = static_cast<int64_t>(plane.raw().stat_metadata.size());
+  // Stats by metadata index, each event's own and its metadata's (as
+  // XEventVisitor::ForEachStat visits them), counted from the flat arrays:
+  // a line's stats in one run, and a metadata's stats once per event of it.
   std::vector<int64_t> counts(plane.raw().stat_metadata.size(), 0);
+  std::vector<int64_t> events_of_metadata(plane.raw().event_metadata.size(), 0);
   plane.ForEachLine([&](const xplane::XLineVisitor& line) {
     summary.lines.push_back(
         {line.id(), std::string(line.display_name().empty() ? line.name() : line.display_name()),
          static_cast<int64_t>(line.num_events())});
     summary.num_events += static_cast<int64_t>(line.num_events());
-    line.ForEachEvent([&](const xplane::XEventVisitor& event) {
-      summary.num_event_stats += static_cast<int64_t>(event.num_stats());
-      event.ForEachStat([&](const xplane::XStatVisitor& stat) {
-        if (stat.metadata_index() < counts.size()) ++counts[stat.metadata_index()];
-      });
-    });
   });
+  for (const xplane::Line& line : plane.raw().lines) {
+    summary.num_event_stats += static_cast<int64_t>(line.stats.size());
+    for (const xplane::Stat& stat : line.stats) {
+      if (stat.metadata_index() < counts.size()) ++counts[stat.metadata_index()];
+    }
+    for (const xplane::Event& event : line.events) {
+      if (event.metadata_index() < events_of_metadata.size()) {
+        ++events_of_metadata[event.metadata_index()];
+      }
+    }
+  }
+  for (size_t m = 0; m < events_of_metadata.size(); ++m) {
+    if (events_of_metadata[m] == 0) continue;
+    for (const xplane::Stat& stat : plane.raw().event_metadata[m].stats) {
+      if (stat.metadata_index() < counts.size()) {
+        counts[stat.metadata_index()] += events_of_metadata[m];
+      }
+    }
+  }
   absl::flat_hash_map<std::string, int64_t> by_name;
   for (size_t i = 0; i < counts.size(); ++i) {
     if (counts[i] > 0) by_name[std::string(plane.stat_name(static_cast<uint32_t>(i)))] += counts[i];

@@ -67,12 +67,14 @@ class ModuleTreeBuilder {
     // Module calls of this thread: node and parent call, by Python event.
     std::vector<int32_t> node_of(thread.python.size(), -1);
     std::vector<int32_t> stack;  // Python event indices of open module calls.
+    std::vector<PythonEvent> open;  // The events of `stack`.
     for (size_t i = 0; i < thread.python.size(); ++i) {
-      const PythonEvent& e = thread.python[i];
+      const PythonEvent e = tree_.Python(thread, i);
       if (!absl::StartsWith(e.name, kModuleEventPrefix)) continue;
-      while (!stack.empty() && !(thread.python[stack.back()].begin_ps <= e.begin_ps &&
-                                 e.end_ps <= thread.python[stack.back()].end_ps)) {
+      while (!open.empty() &&
+             !(open.back().begin_ps <= e.begin_ps && e.end_ps <= open.back().end_ps)) {
         stack.pop_back();
+        open.pop_back();
       }
       const int32_t parent_call = stack.empty() ? -1 : stack.back();
       const int32_t node = NodeFor(parent_call < 0 ? -1 : node_of[parent_call],
@@ -85,6 +87,7 @@ class ModuleTreeBuilder {
       n.host_self_ps += duration;
       if (parent_call >= 0) nodes_[node_of[parent_call]].host_self_ps -= duration;
       stack.push_back(static_cast<int32_t>(i));
+      open.push_back(e);
     }
     ForEachOpWithPythonContext(tree_, thread, [&](int32_t op, const std::vector<int32_t>& py) {
       for (auto it = py.rbegin(); it != py.rend(); ++it) {

@@ -108,6 +108,7 @@ class TreeBuilder {
       if (!IsDerivedLine(line) && !IsPythonLine(line)) max_ops += line.num_events();
     }
     tree_.ops.reserve(max_ops);
+    launches_.Reserve(max_ops);  // At most one launch per event too.
     host_name_of_metadata_.assign(plane.num_event_metadata(), kNoOp);
     absl::flat_hash_map<absl::string_view, const xplane::Line*> python_lines;
     for (size_t l = 0; l < plane.num_lines(); ++l) {
@@ -127,10 +128,11 @@ class TreeBuilder {
       if (it == python_lines.end()) continue;
       const xplane::XLineVisitor line(&plane, it->second);
       const NestingOrder order(line);
+      thread.python_line = it->second;
+      thread.python.reserve(order.size());
       for (size_t k = 0; k < order.size(); ++k) {
-        const xplane::XEventVisitor e = line.event(order[k]);
-        if (e.is_aggregate()) continue;
-        thread.python.push_back({e.begin_ps(), e.end_ps(), e.name()});
+        if (line.event(order[k]).is_aggregate()) continue;
+        thread.python.push_back(static_cast<uint32_t>(order[k]));
       }
       tree_.python_events += static_cast<int64_t>(thread.python.size());
     }

@@ -144,7 +144,7 @@ struct KernelUse {
   bool uses_tensor_core = false;
 };
 
-// An event of a thread's Python line.
+// An event of a thread's Python line, as OpTree::Python reads it.
 struct PythonEvent {
   int64_t begin_ps = 0;
   int64_t end_ps = 0;
@@ -160,7 +160,12 @@ struct OpThread {
   // follow each other: threads[t + 1].first_op == threads[t].end_op.
   int32_t first_op = 0;
   int32_t end_op = 0;
-  std::vector<PythonEvent> python;  // Its Python line, by (begin, longest first).
+  // Its Python line (null when it has none), and the indices of that line's
+  // events (aggregates left out) by (begin, longest first): 4 bytes per
+  // Python event, read through OpTree::Python (a trace with a Python stack
+  // has as many Python events as ops or more).
+  const xplane::Line* python_line = nullptr;
+  std::vector<uint32_t> python;
 };
 
 struct OpTreeGpu {
@@ -211,6 +216,12 @@ struct OpTree {
   // The call's host time, in ps (XEventVisitor::duration_ps).
   int64_t DurationPs(const OpThread& thread, const OpCall& call) const {
     return EventOf(thread, call).duration_ps();
+  }
+  // Python event i of `thread` (i < thread.python.size()).
+  PythonEvent Python(const OpThread& thread, size_t i) const {
+    const xplane::XEventVisitor e =
+        xplane::XLineVisitor(host_plane.get(), thread.python_line).event(thread.python[i]);
+    return PythonEvent{e.begin_ps(), e.end_ps(), e.name()};
   }
   // The thread whose range holds ops[op] (0 <= op < ops.size()): a binary
   // search over the threads.
@@ -277,21 +288,29 @@ void ForEachCallWithDuration(const OpTree& tree, Fn&& fn) {
 template <typename Fn>
 void ForEachOpWithPythonContext(const OpTree& tree, const OpThread& thread, Fn&& fn) {
   std::vector<int32_t> stack;
+  std::vector<PythonEvent> open;  // The events of `stack`, read once.
   size_t next = 0;
-  const std::vector<PythonEvent>& py = thread.python;
+  const size_t num_python = thread.python.size();
   if (thread.first_op == thread.end_op) return;
   const xplane::XLineVisitor line = tree.HostLine(thread);
+  PythonEvent e;
+  if (num_python > 0) e = tree.Python(thread, 0);
   for (int32_t i = thread.first_op; i < thread.end_op; ++i) {
     const int64_t t = line.event(tree.ops[i].event).begin_ps();
-    while (next < py.size() && py[next].begin_ps <= t) {
-      const PythonEvent& e = py[next];
-      while (!stack.empty() && !(py[stack.back()].begin_ps <= e.begin_ps &&
-                                 e.end_ps <= py[stack.back()].end_ps)) {
+    while (next < num_python && e.begin_ps <= t) {
+      while (!open.empty() &&
+             !(open.back().begin_ps <= e.begin_ps && e.end_ps <= open.back().end_ps)) {
         stack.pop_back();
+        open.pop_back();
       }
       stack.push_back(static_cast<int32_t>(next++));
+      open.push_back(e);
+      if (next < num_python) e = tree.Python(thread, next);
     }
-    while (!stack.empty() && py[stack.back()].end_ps < t) stack.pop_back();
+    while (!open.empty() && open.back().end_ps < t) {
+      stack.pop_back();
+      open.pop_back();
+    }
     fn(i, static_cast<const std::vector<int32_t>&>(stack));
   }
 }

@@ -31,6 +31,10 @@ class LaunchTable {
  public:
   static constexpr int32_t kAbsent = INT32_MIN;
 
+  // Room for `n` launches at once (an upper bound, e.g. the host events:
+  // pages never written cost no memory), so that the table is not copied
+  // and held twice as it grows.
+  void Reserve(size_t n) { launches_.reserve(n); }
   void Add(int64_t id, int32_t call) { launches_.push_back(Launch(id, call)); }
   // Call after the last Add, before the first Find.
   void Seal() { SortStably(&launches_); }

@@ -363,7 +363,7 @@ TEST(OpTreeTest, PythonContextOfEachOp) {
   std::vector<std::string> innermost;
   const OpThread& thread = tree.threads[0];
   ForEachOpWithPythonContext(tree, thread, [&](int32_t op, const std::vector<int32_t>& py) {
-    innermost.push_back(py.empty() ? std::string("-") : std::string(thread.python[py.back()].name));
+    innermost.push_back(py.empty() ? std::string("-") : std::string(tree.Python(thread, py.back()).name));
   });
   // linear@10, t@12, addmm@30: inside <built-in function linear>; my_block@302
   // in model.py; relu@310 in ReLU_0; mm@720 outside every frame.

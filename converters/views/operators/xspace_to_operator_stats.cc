@@ -136,7 +136,7 @@ void ForEachOpCallStack(const OpTree& tree, int depth, std::deque<std::string>* 
         std::vector<absl::string_view> frames;
         for (auto it = py.rbegin(); it != py.rend() && frames.size() < static_cast<size_t>(depth);
              ++it) {
-          absl::string_view frame = thread.python[*it].name;
+          absl::string_view frame = tree.Python(thread, *it).name;
           // An empty name may have no data at all: never hand it to StrJoin.
           if (!frame.empty() && !IsStackNoise(frame)) frames.push_back(frame);
         }

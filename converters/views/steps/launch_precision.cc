@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <optional>
 
+#include "absl/container/flat_hash_map.h"
+
 #include "converters/views/steps/xspace_to_step_db.h"
 #include "src/xplane/xspace_schema.h"
 
@@ -21,6 +23,15 @@ LaunchPrecisionHints LaunchPrecisionHints::Build(const xplane::XPlaneVisitor& ho
     PrecisionHint hint;  // Of the innermost op with typed inputs, this one included.
   };
   std::vector<Open> stack;
+  // PrecisionOfText is ~30 substring searches; a trace repeats a few hundred
+  // distinct type lists over millions of ops, all interned in the space's
+  // string pool, so the answer is cached by the string's address and size.
+  absl::flat_hash_map<std::pair<const char*, size_t>, PrecisionHint> text_hints;
+  const auto hint_of = [&text_hints](absl::string_view text) {
+    auto [it, inserted] = text_hints.try_emplace(std::make_pair(text.data(), text.size()));
+    if (inserted) it->second = PrecisionOfText(text);
+    return it->second;
+  };
   for (size_t li = 0; li < host.num_lines(); ++li) {
     const XLineVisitor line = host.line(li);
     if (IsDerivedLine(line.id(), line.name())) continue;
@@ -35,7 +46,7 @@ LaunchPrecisionHints LaunchPrecisionHints::Build(const xplane::XPlaneVisitor& ho
       int64_t correlation = 0;
       event.ForEachStat([&](const xplane::XStatVisitor& stat) {
         if (stat.metadata_index() == *types_stat) {
-          const PrecisionHint own = PrecisionOfText(stat.StrOrRefValue());
+          const PrecisionHint own = hint_of(stat.StrOrRefValue());
           if (own != PrecisionHint::kUnknown) hint = own;
         } else if (stat.type() == StatType::kCorrelationId) {
           has_correlation = true;

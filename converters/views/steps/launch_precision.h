@@ -6,6 +6,7 @@
 #define TBPROF_CONVERTERS_VIEWS_STEPS_LAUNCH_PRECISION_H_
 
 #include <cstdint>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -32,6 +33,29 @@ class LaunchPrecisionHints {
 
  private:
   std::vector<std::pair<int64_t, PrecisionHint>> hints_;  // Sorted by id.
+};
+
+// LaunchPrecisionHints built on the first Find(): most traces' kernels name
+// their precision, and then the host plane is never walked for hints.
+// Borrows `host` (may be null: no hints), which must outlive this.
+class LazyLaunchPrecisionHints {
+ public:
+  explicit LazyLaunchPrecisionHints(const xplane::XPlaneVisitor* host)
+      : host_(host && host->FindStatMetadata(kInputTypesStat).has_value() ? host : nullptr) {}
+
+  // False when no hint can exist (no host plane, or no `input_types` stat on
+  // it): Find() would always return kUnknown.
+  bool possible() const { return host_ != nullptr; }
+  // As LaunchPrecisionHints::Find; the first call builds the hints.
+  PrecisionHint Find(int64_t correlation_id) {
+    if (!host_) return PrecisionHint::kUnknown;
+    if (!hints_.has_value()) hints_ = LaunchPrecisionHints::Build(*host_);
+    return hints_->Find(correlation_id);
+  }
+
+ private:
+  const xplane::XPlaneVisitor* host_;
+  std::optional<LaunchPrecisionHints> hints_;
 };
 
 }  // namespace tbprof::views

@@ -1,5 +1,6 @@
 #include "converters/views/steps/launch_precision.h"
 
+#include <optional>
 #include <string>
 
 #include "gtest/gtest.h"
@@ -29,14 +30,19 @@ class HostBuilder {
     line_->AddEvent(host_->GetOrCreateEventMetadata("cudaLaunchKernel"), begin * 1000, 1000)
         .AddInt64(corr_, correlation);
   }
-  LaunchPrecisionHints Build() {
-    builder_.Finalize({.normalize_timestamps = false});
-    const xplane::Plane* p = xplane::FindPlaneWithName(space_, xplane::kHostThreadsPlaneName);
-    xplane::XPlaneVisitor plane(&space_, p, xplane::SpaceBaseNs(space_));
-    return LaunchPrecisionHints::Build(plane);
+  // The host plane, finalized on the first call (add nothing after it).
+  const xplane::XPlaneVisitor& Plane() {
+    if (!plane_.has_value()) {
+      builder_.Finalize({.normalize_timestamps = false});
+      const xplane::Plane* p = xplane::FindPlaneWithName(space_, xplane::kHostThreadsPlaneName);
+      plane_.emplace(&space_, p, xplane::SpaceBaseNs(space_));
+    }
+    return *plane_;
   }
+  LaunchPrecisionHints Build() { return LaunchPrecisionHints::Build(Plane()); }
 
  private:
+  std::optional<xplane::XPlaneVisitor> plane_;
   xplane::XSpaceData space_;
   xplane::XSpaceBuilder builder_;
   xplane::XPlaneBuilder* host_;
@@ -62,6 +68,52 @@ TEST(LaunchPrecisionHintsTest, InnermostTypedOpAroundTheLaunch) {
   EXPECT_EQ(hints.Find(4), PrecisionHint::kUnknown);
   EXPECT_EQ(hints.Find(5), PrecisionHint::kUnknown);
   EXPECT_EQ(hints.Find(99), PrecisionHint::kUnknown);
+}
+
+TEST(LaunchPrecisionHintsTest, RepeatedTypeTextsKeepTheirAnswer) {
+  // The classification of a text is cached: the same texts around many
+  // launches, in any order, give each launch its own op's answer.
+  HostBuilder b;
+  for (int i = 0; i < 6; ++i) {
+    b.Op("aten::mm", i * 100, 50, i % 2 == 0 ? "[\"c10::Half\"]" : "[\"double\"]");
+    b.Launch(i * 100 + 10, 10 + i);
+  }
+  const LaunchPrecisionHints hints = b.Build();
+  for (int i = 0; i < 6; ++i) {
+    EXPECT_EQ(hints.Find(10 + i), i % 2 == 0 ? PrecisionHint::kReduced : PrecisionHint::kFull)
+        << "launch " << i;
+  }
+}
+
+TEST(LazyLaunchPrecisionHintsTest, SameAnswersAsBuild) {
+  HostBuilder b;
+  b.Op("aten::linear", 0, 100, "[\"c10::BFloat16\"]");
+  b.Launch(12, 1);
+  b.Op("aten::to", 200, 20, "[\"float\"]");
+  b.Launch(205, 2);
+  b.Launch(300, 3);
+  LazyLaunchPrecisionHints lazy(&b.Plane());
+  EXPECT_TRUE(lazy.possible());
+  const LaunchPrecisionHints built = b.Build();
+  for (int64_t id : {1, 2, 3, 99}) EXPECT_EQ(lazy.Find(id), built.Find(id)) << id;
+}
+
+TEST(LazyLaunchPrecisionHintsTest, NotPossibleWithoutHostOrInputTypes) {
+  LazyLaunchPrecisionHints none(nullptr);
+  EXPECT_FALSE(none.possible());
+  EXPECT_EQ(none.Find(1), PrecisionHint::kUnknown);
+
+  xplane::XSpaceData space;
+  xplane::XSpaceBuilder builder(&space);
+  xplane::XPlaneBuilder* host = builder.GetOrCreatePlane(xplane::kHostThreadsPlaneName);
+  host->GetOrCreateLine(1)
+      ->AddEvent(host->GetOrCreateEventMetadata("cudaLaunchKernel"), 0, 1000)
+      .AddInt64(host->GetOrCreateStatMetadata(StatType::kCorrelationId), 1);
+  builder.Finalize({.normalize_timestamps = false});
+  xplane::XPlaneVisitor plane(&space, &space.planes[0], xplane::SpaceBaseNs(space));
+  LazyLaunchPrecisionHints untyped(&plane);
+  EXPECT_FALSE(untyped.possible());
+  EXPECT_EQ(untyped.Find(1), PrecisionHint::kUnknown);
 }
 
 TEST(LaunchPrecisionHintsTest, EmptyWithoutInputTypes) {

@@ -171,7 +171,7 @@ class DeviceEventMerger {
 };
 
 void ProcessDevicePlane(const XPlaneVisitor& plane, size_t plane_index,
-                        const LaunchPrecisionHints& precision_hints, XSpaceStepGroups* groups,
+                        LazyLaunchPrecisionHints* precision_hints, XSpaceStepGroups* groups,
                         StepDbBuilder* steps, DeviceOpMetricsBuilder* ops,
                         MemcpyTypeMap* memcpy_types) {
   // EventType from the name only, per event metadata (-1 = not computed).
@@ -196,13 +196,13 @@ void ProcessDevicePlane(const XPlaneVisitor& plane, size_t plane_index,
     EventType type = static_cast<EventType>(cached);
     if (!s.shapes.empty() && (type == kDeviceCompute16 || type == kDeviceCompute32)) {
       type = ClassifyGpuEvent(event.name(), s.shapes);
-    } else if (type == kDeviceCompute32 && s.has_correlation_id && !precision_hints.empty()) {
+    } else if (type == kDeviceCompute32 && s.has_correlation_id && precision_hints->possible()) {
       int8_t& typeless = name_is_typeless[event.metadata_index()];
       if (typeless < 0) {
         typeless = PrecisionOfText(event.name()) == PrecisionHint::kUnknown &&
                    !IsKernelUsingTensorCore(event.name());
       }
-      if (typeless && precision_hints.Find(s.correlation_id) == PrecisionHint::kReduced) {
+      if (typeless && precision_hints->Find(s.correlation_id) == PrecisionHint::kReduced) {
         type = kDeviceCompute16;
       }
     }
@@ -542,11 +542,10 @@ absl::StatusOr<StepAnalysis> ConvertXSpaceToStepAnalysis(const xplane::XSpaceDat
   }
   DeviceOpMetricsBuilder device_ops;
   MemcpyTypeMap memcpy_types;
-  const LaunchPrecisionHints precision_hints =
-      host && has_device ? LaunchPrecisionHints::Build(*host) : LaunchPrecisionHints();
+  LazyLaunchPrecisionHints precision_hints(host && has_device ? &*host : nullptr);
   for (size_t i = 0; i < gpu_planes.size(); ++i) {
     XPlaneVisitor plane(&space, gpu_planes[i], base_ns);
-    ProcessDevicePlane(plane, i, precision_hints, &groups, &steps, &device_ops, &memcpy_types);
+    ProcessDevicePlane(plane, i, &precision_hints, &groups, &steps, &device_ops, &memcpy_types);
   }
   groups.group_by_correlation_id = {};  // Done with: free before the host pass.
   InputOpMetricsBuilder input_ops;

@@ -13,6 +13,9 @@
 #           plugin that judges our files, tests/xprof), pytest, selenium.
 #   wheel   build/wheel-venv: auditwheel, which finds the manylinux tag of
 #           the wheel that scripts/bundle.sh makes.
+#   peer    build/peer-venv: torch-tb-profiler 0.4.3, the second judge of
+#           the TensorBoard tab's numbers (tests/xprof/test_tab_peer.py).
+#   bench   build/bench-venv: the benchmark's peers (HTA, torch-tb-profiler).
 #
 # Environment: VENV_DIR (default build), PYTHON (default python3).
 # Exit status: 0 when every named environment is ready, 1 otherwise.

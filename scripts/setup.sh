@@ -61,8 +61,9 @@ if command -v dpkg-query >/dev/null 2>&1; then
 fi
 # The Python environments beside the product (pinned, PyPI): xprof and
 # TensorBoard, which judge our files in the tests, and auditwheel, which tags
-# the bundle's wheel (scripts/python_envs.sh).
-./scripts/python_envs.sh xprof wheel
+# the bundle's wheel, and torch-tb-profiler, which judges the tab's numbers
+# (scripts/python_envs.sh).
+./scripts/python_envs.sh xprof wheel peer
 [ "$DEPS_ONLY" -eq 1 ] && exit 0
 
 configure_args=(-DCMAKE_BUILD_TYPE=RelWithDebInfo)

@@ -14,8 +14,12 @@ compute, as xprof does), Memcpy = host-to-device + device-to-host +
 device-to-device, Runtime = kernel launch, DataLoader = input (host wait),
 CPU Exec = host compute, Other = idle / other, Communication = collectives.
 
-torch-tb-profiler lives in its own venv (scripts/python_envs.sh bench;
-$TBPROF_BENCH_VENV, default build/bench-venv): without it the test is
+The GPU summary (utilization, est. SM efficiency, occupancy per GPU) equals
+torch-tb-profiler's within GPU_TOLERANCE_PTS over the same steps: all of
+them (--keep-all-steps) on ResNet, the default on Qwen.
+
+torch-tb-profiler lives in its own venv (scripts/python_envs.sh peer;
+$TBPROF_PEER_VENV, default build/peer-venv): without it the test is
 skipped, or fails under CI=true.
 """
 
@@ -44,13 +48,13 @@ MAPPING = {
 
 
 def _peer_python():
-  venv = pathlib.Path(os.environ.get('TBPROF_BENCH_VENV') or conftest.REPO / 'build' / 'bench-venv')
+  venv = pathlib.Path(os.environ.get('TBPROF_PEER_VENV') or conftest.REPO / 'build' / 'peer-venv')
   python = venv / 'bin' / 'python'
   ok = python.exists() and subprocess.run([str(python), '-c', 'import torch_tb_profiler'],
                                           capture_output=True, check=False).returncode == 0
   if not ok:
     message = (f'torch-tb-profiler is not installed in {venv} '
-               '(scripts/python_envs.sh bench makes it)')
+               '(scripts/python_envs.sh peer makes it)')
     if os.environ.get('CI', '').lower() == 'true':
       pytest.fail(message, pytrace=False)
     pytest.skip(message)
@@ -96,3 +100,37 @@ def test_resnet_workers0_breakdown_agrees_with_torch_tb_profiler():
         json.dumps({k: round(v, 2) for k, v in worst.items()}))
   over = {k: v for k, v in worst.items() if v > CATEGORY_TOLERANCE_PTS}
   assert not over, f'over {CATEGORY_TOLERANCE_PTS} points: {over}'
+
+
+GPU_TOLERANCE_PTS = 0.5
+
+
+def peer_gpu_summary(trace):
+  """torch-tb-profiler's GPU summary: {gpu ordinal: {'util', 'sm_eff', 'occ'}} in percent."""
+  python = _peer_python()
+  return {int(k): v for k, v in json.loads(subprocess.run(
+      [str(python), str(pathlib.Path(__file__).parent / 'ttp_gpu_summary.py'), str(trace)],
+      capture_output=True, check=True, timeout=600).stdout).items()}
+
+
+@pytest.mark.parametrize('trace,keep_all_steps', [
+    (tab_fixtures.RESNET_W0, True),
+    (conftest.SHARED / 'kineto' / 'h100_qwen_inference.json.gz', False),
+])
+def test_gpu_summary_agrees_with_torch_tb_profiler(trace, keep_all_steps):
+  if not trace.exists():
+    pytest.skip(f'no {trace}')
+  peer = peer_gpu_summary(trace)
+  args = [os.environ['TBPROF'], 'report', str(trace), '--json', '--quiet']
+  if keep_all_steps:
+    args.append('--keep-all-steps')
+  ours = json.loads(subprocess.run(args, capture_output=True, check=True, timeout=600).stdout)
+  devices = {int(d['deviceOrdinal']): d for d in ours['gpu_summary']['devices']}
+  assert set(devices) == set(peer), (devices, peer)
+  for gpu, theirs in peer.items():
+    d = devices[gpu]
+    for ours_key, peer_key in (('utilizationPercent', 'util'), ('smEfficiencyPercent', 'sm_eff'),
+                               ('occupancyPercent', 'occ')):
+      print(f'{trace.name} GPU {gpu} {peer_key}: tbprof {d[ours_key]:.2f} '
+            f'torch-tb-profiler {theirs[peer_key]:.2f}')
+      assert abs(d[ours_key] - theirs[peer_key]) <= GPU_TOLERANCE_PTS, (peer_key, d, theirs)

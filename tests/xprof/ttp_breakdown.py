@@ -1,6 +1,6 @@
 """Prints torch-tb-profiler's per-step breakdown of one Kineto trace as JSON.
 
-Runs in the venv with torch-tb-profiler 0.4.3 (scripts/python_envs.sh bench):
+Runs in the venv with torch-tb-profiler 0.4.3 (scripts/python_envs.sh peer):
 
   ttp_breakdown.py TRACE   ->  {"steps": [{"step": N, "totalUs": T, "Kernel": us, ...}],
                                 "average": {"totalUs": T, "Kernel": us, ...}}

@@ -157,7 +157,9 @@ void AppendCollectives(const tbprof::DistributedView& v, int width, int max_rows
 std::vector<RankInput> RankInputsOf(const ReportInput& input) {
   std::vector<RankInput> ranks;
   ranks.reserve(input.hosts.size());
-  for (const HostViews& host : input.hosts) ranks.push_back({host.host, &host.views.rank_comms});
+  for (const HostViews& host : input.hosts) {
+    ranks.push_back({host.host, &host.views.rank_comms, host.source});
+  }
   return ranks;
 }
 

@@ -71,7 +71,7 @@ absl::Status ReportStream::AddHost(const HostViews& host) {
   } else {
     rows_.push_back({host.host});
   }
-  ranks_.push_back({host.host, host.views.rank_comms});
+  ranks_.push_back({host.host, host.views.rank_comms, host.source});
   distributed_.reset();
   return absl::OkStatus();
 }
@@ -84,7 +84,7 @@ const tbprof::DistributedView& ReportStream::Distributed() {
   if (distributed_ == nullptr) {
     std::vector<RankInput> ranks;
     ranks.reserve(ranks_.size());
-    for (const Rank& rank : ranks_) ranks.push_back({rank.host, &rank.comms});
+    for (const Rank& rank : ranks_) ranks.push_back({rank.host, &rank.comms, rank.source});
     distributed_ = std::make_unique<tbprof::DistributedView>(BuildDistributedView(ranks));
   }
   return *distributed_;

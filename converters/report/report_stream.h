@@ -79,6 +79,7 @@ class ReportStream {
   struct Rank {
     std::string host;
     tbprof::RankComms comms;
+    std::string source;
   };
   absl::Status AddJson(const HostViews& host);
 

@@ -281,7 +281,7 @@ absl::StatusOr<size_t> ForEachViewInput(const std::vector<std::string>& inputs,
     // The space is not needed any more: free it before the host is rendered.
     loaded->space = xplane::XSpaceData();
     TBPROF_RETURN_IF_ERROR(
-        consume(views::HostViews{host, *std::move(computed)}, std::move(appendix)));
+        consume(views::HostViews{host, *std::move(computed), source.path}, std::move(appendix)));
     ++hosts;
   }
   if (hosts == 0 && failures > 0) {

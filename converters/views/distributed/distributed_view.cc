@@ -307,8 +307,11 @@ void AddNotes(const CollectiveMatching& m, DistributedView* out) {
 
 }  // namespace
 
-DistributedView BuildDistributedView(const std::vector<RankInput>& inputs) {
+DistributedView BuildDistributedView(const std::vector<RankInput>& all_inputs) {
   DistributedView out;
+  // A rank id named twice counts once (rank_identity_checks.h).
+  std::string duplicate_line;
+  const std::vector<RankInput> inputs = DropDuplicateRanks(all_inputs, &duplicate_line);
   std::vector<Rank> ranks;
   std::set<int64_t> ids;
   bool ids_distinct = true;
@@ -342,6 +345,7 @@ DistributedView BuildDistributedView(const std::vector<RankInput>& inputs) {
                                " hosts have no collective kernels and are left out"));
   }
   // Duplicate rank ids, disagreeing world sizes, spans apart in time.
+  if (!duplicate_line.empty()) out.add_notes(duplicate_line);
   for (std::string& line : CheckRankIdentities(inputs)) out.add_notes(std::move(line));
   if (!ids_distinct && inputs.size() > 1 && !HasDuplicateRankIds(inputs)) {
     out.add_notes("the traces do not all name a distinct rank (distributedInfo): ranks are "

@@ -37,10 +37,15 @@ namespace tbprof::views {
 struct RankInput {
   std::string host;
   const tbprof::RankComms* comms = nullptr;  // Not null.
+  // The file the host was read from ("" if unknown), to name it in notes.
+  std::string source;
 };
 
 // Ranks are identified by RankComms.rank when every host has a distinct one,
-// else by their position in `ranks` (with a note).
+// else by their position in `ranks` (with a note). A rank id named by
+// several hosts (the same trace read twice, or two traces claiming one rank)
+// counts once, as its first host; the others are left out of the view and
+// named in one note (DropDuplicateRanks()).
 tbprof::DistributedView BuildDistributedView(const std::vector<RankInput>& ranks);
 
 }  // namespace tbprof::views

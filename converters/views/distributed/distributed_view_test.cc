@@ -122,6 +122,28 @@ TEST(DistributedViewTest, SyncTransferAndBandwidthByHand) {
 // The two-rank fixture end to end (numbers in xspace_to_rank_comms_test.cc):
 // rank 0 starts the all_reduce at 1020 us, rank 1 at 1040 us; both end at
 // 1060 us. The all_gather starts together on both.
+TEST(DistributedViewTest, ARankReadTwiceCountsOnce) {
+  const std::vector<tbprof::RankComms> ranks = {
+      Rank(0, 3, 30, {Call("all_reduce", 8'000'000, 0, 20, 7)}),
+      Rank(1, 3, 30, {Call("all_reduce", 8'000'000, 5, 15, 7)}),
+      Rank(1, 3, 30, {Call("all_reduce", 8'000'000, 5, 15, 7)}),
+      Rank(2, 3, 30, {Call("all_reduce", 8'000'000, 12, 8, 7)}),
+  };
+  const tbprof::DistributedView v = ViewOf(ranks);
+  EXPECT_EQ(v.ranks_in_run(), 3);
+  EXPECT_EQ(v.world_size(), 3);
+  ASSERT_EQ(v.ranks_size(), 3);
+  EXPECT_EQ(v.ranks(1).rank(), 1);
+  EXPECT_EQ(v.ranks(2).rank(), 2);
+  // Matched as three ranks: the same sync split as without the copy.
+  EXPECT_EQ(v.matched_instances(), 1);
+  EXPECT_EQ(v.ranks(0).sync_ps(), 12 * kUs);
+  EXPECT_EQ(v.collectives(0).calls(), 3);
+  EXPECT_THAT(v.notes(), ::testing::ElementsAre(::testing::HasSubstr(
+                             "duplicate rank ids: rank 1 in h1, h2, the same profile; counted "
+                             "as h1. Each rank counts once: 1 host is left out")));
+}
+
 TEST(DistributedViewTest, TwoRankFixture) {
   const std::vector<tbprof::RankComms> ranks = {RankCommsOf(Fixture("rank0.json")),
                                                 RankCommsOf(Fixture("rank1.json"))};

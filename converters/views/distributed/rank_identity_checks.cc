@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "google/protobuf/util/message_differencer.h"
 
 namespace tbprof::views {
 namespace {
@@ -27,6 +28,42 @@ bool HasDuplicateRankIds(const std::vector<RankInput>& ranks) {
     if (r.comms->rank() >= 0 && ++count[r.comms->rank()] > 1) return true;
   }
   return false;
+}
+
+std::vector<RankInput> DropDuplicateRanks(const std::vector<RankInput>& ranks,
+                                          std::string* line) {
+  line->clear();
+  std::map<int64_t, std::vector<const RankInput*>> hosts_of_rank;
+  std::vector<RankInput> kept;
+  for (const RankInput& r : ranks) {
+    if (r.comms->rank() >= 0) {
+      std::vector<const RankInput*>& hosts = hosts_of_rank[r.comms->rank()];
+      hosts.push_back(&r);
+      if (hosts.size() > 1) continue;
+    }
+    kept.push_back(r);
+  }
+  std::vector<std::string> duplicates;
+  size_t dropped = 0;
+  for (const auto& [rank, hosts] : hosts_of_rank) {
+    if (hosts.size() < 2) continue;
+    dropped += hosts.size() - 1;
+    std::vector<std::string> names;
+    bool same = true;
+    for (const RankInput* r : hosts) {
+      names.push_back(r->source.empty() ? r->host : absl::StrCat(r->host, " (", r->source, ")"));
+      same &= google::protobuf::util::MessageDifferencer::Equals(*r->comms, *hosts[0]->comms);
+    }
+    duplicates.push_back(absl::StrCat("rank ", rank, " in ", NameHosts(names), same ? ", the same profile" : ", different profiles", "; counted as ", hosts[0]->host));
+  }
+  if (!duplicates.empty()) {
+    *line = absl::StrCat("duplicate rank ids: ", absl::StrJoin(duplicates, "; "),
+                         ". Each rank counts once: ", dropped,
+                         dropped == 1 ? " host is" : " hosts are",
+                         " left out of the distributed view (a rank read twice, or ranks of "
+                         "different jobs in one run)");
+  }
+  return kept;
 }
 
 std::vector<std::string> CheckRankIdentities(const std::vector<RankInput>& ranks) {

@@ -26,6 +26,14 @@ std::vector<std::string> CheckRankIdentities(const std::vector<RankInput>& ranks
 // True when some rank id is named by two or more hosts.
 bool HasDuplicateRankIds(const std::vector<RankInput>& ranks);
 
+// `ranks` with each rank id once: the first host naming an id is kept, the
+// later ones dropped (hosts without a rank id are all kept). When some were
+// dropped, `*line` receives one line naming, per duplicated id, its hosts
+// (and files, where known), whether they hold the same profile, and which
+// one counts; else it is cleared.
+std::vector<RankInput> DropDuplicateRanks(const std::vector<RankInput>& ranks,
+                                          std::string* line);
+
 }  // namespace tbprof::views
 
 #endif  // TBPROF_CONVERTERS_VIEWS_DISTRIBUTED_RANK_IDENTITY_CHECKS_H_

@@ -144,6 +144,51 @@ TEST(DistributedViewTest, ARankReadTwiceCountsOnce) {
                              "as h1. Each rank counts once: 1 host is left out")));
 }
 
+TEST(DistributedViewTest, ClocksSecondsApartAreNamedInOneLine) {
+  std::vector<tbprof::RankComms> ranks = {
+      Rank(0, 2, 30, {Call("all_reduce", 8'000'000, 0, 20, 7)}),
+      Rank(1, 2, 30, {Call("all_reduce", 8'000'000, 5, 15, 7)}),
+  };
+  ranks[1].set_time_zero_ns(ranks[1].time_zero_ns() + 5'000'000'000);
+  const tbprof::DistributedView v = ViewOf(ranks);
+  // One line; no second note about the collectives' skew it causes.
+  EXPECT_THAT(v.notes(), ::testing::ElementsAre(::testing::HasSubstr(
+                             "do not overlap in time: h1 starts 5.000 s after h0 ends")));
+}
+
+TEST(DistributedViewTest, DisagreeingWorldSizesAreNamedInOneLine) {
+  const std::vector<tbprof::RankComms> ranks = {
+      Rank(0, 2, 30, {Call("all_reduce", 8'000'000, 0, 20, 7)}),
+      Rank(1, 16, 30, {Call("all_reduce", 8'000'000, 5, 15, 7)}),
+  };
+  const tbprof::DistributedView v = ViewOf(ranks);
+  // Not also "the run has 2 of 16 ranks".
+  EXPECT_THAT(v.notes(), ::testing::ElementsAre(::testing::HasSubstr(
+                             "disagree on the world size (world size 2: h0; world size 16: h1)")));
+}
+
+TEST(DistributedViewTest, TwoJobsInOneRunAreNamed) {
+  // Job A: ranks 0 and 1 of 2; job B, an hour later: ranks 0 to 2 of 3.
+  std::vector<tbprof::RankComms> ranks = {
+      Rank(0, 2, 30, {Call("all_reduce", 8'000'000, 0, 20, 7)}),
+      Rank(1, 2, 30, {Call("all_reduce", 8'000'000, 5, 15, 7)}),
+      Rank(0, 3, 30, {Call("all_reduce", 8'000'000, 0, 20, 7)}),
+      Rank(1, 3, 30, {Call("all_reduce", 8'000'000, 0, 20, 7)}),
+      Rank(2, 3, 30, {Call("all_reduce", 8'000'000, 0, 20, 7)}),
+  };
+  for (int i = 2; i < 5; ++i) {
+    ranks[i].set_time_zero_ns(ranks[i].time_zero_ns() + 3'600'000'000'000);
+  }
+  const tbprof::DistributedView v = ViewOf(ranks);
+  EXPECT_EQ(v.ranks_in_run(), 3);  // 0, 1 of job A and 2 of job B.
+  EXPECT_THAT(v.notes(),
+              ::testing::ElementsAre(
+                  ::testing::HasSubstr("duplicate rank ids: rank 0 in h0, h2, different "
+                                       "profiles; counted as h0; rank 1 in h1, h3"),
+                  ::testing::HasSubstr("disagree on the world size"),
+                  ::testing::HasSubstr("do not overlap in time: h2 starts 3600.000 s after h0 ends")));
+}
+
 TEST(DistributedViewTest, TwoRankFixture) {
   const std::vector<tbprof::RankComms> ranks = {RankCommsOf(Fixture("rank0.json")),
                                                 RankCommsOf(Fixture("rank1.json"))};

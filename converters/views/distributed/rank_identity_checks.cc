@@ -57,7 +57,14 @@ std::vector<RankInput> DropDuplicateRanks(const std::vector<RankInput>& ranks,
     duplicates.push_back(absl::StrCat("rank ", rank, " in ", NameHosts(names), same ? ", the same profile" : ", different profiles", "; counted as ", hosts[0]->host));
   }
   if (!duplicates.empty()) {
-    *line = absl::StrCat("duplicate rank ids: ", absl::StrJoin(duplicates, "; "),
+    constexpr size_t kShown = 4;
+    std::string listed = absl::StrJoin(duplicates.begin(),
+                                       duplicates.begin() + std::min(kShown, duplicates.size()),
+                                       "; ");
+    if (duplicates.size() > kShown) {
+      absl::StrAppend(&listed, "; and ", duplicates.size() - kShown, " more rank ids");
+    }
+    *line = absl::StrCat("duplicate rank ids: ", listed,
                          ". Each rank counts once: ", dropped,
                          dropped == 1 ? " host is" : " hosts are",
                          " left out of the distributed view (a rank read twice, or ranks of "
@@ -67,7 +74,16 @@ std::vector<RankInput> DropDuplicateRanks(const std::vector<RankInput>& ranks,
 }
 
 std::vector<std::string> CheckRankIdentities(const std::vector<RankInput>& ranks) {
+  RankIdentityLines found = CheckRankIdentityLines(ranks);
   std::vector<std::string> lines;
+  for (std::string* line : {&found.duplicates, &found.world_sizes, &found.spans_apart}) {
+    if (!line->empty()) lines.push_back(std::move(*line));
+  }
+  return lines;
+}
+
+RankIdentityLines CheckRankIdentityLines(const std::vector<RankInput>& ranks) {
+  RankIdentityLines lines;
   // Duplicate rank ids, one line for all of them.
   std::map<int64_t, std::vector<std::string>> hosts_of_rank;
   for (const RankInput& r : ranks) {
@@ -80,7 +96,7 @@ std::vector<std::string> CheckRankIdentities(const std::vector<RankInput>& ranks
     }
   }
   if (!duplicates.empty()) {
-    lines.push_back(absl::StrCat(
+    lines.duplicates = (absl::StrCat(
         "duplicate rank ids: ", NameHosts(duplicates),
         "; a rank converted twice, or ranks of different jobs in one run: ranks are numbered by "
         "their order in the run"));
@@ -95,7 +111,7 @@ std::vector<std::string> CheckRankIdentities(const std::vector<RankInput>& ranks
     for (const auto& [world, hosts] : hosts_of_world) {
       parts.push_back(absl::StrCat("world size ", world, ": ", NameHosts(hosts)));
     }
-    lines.push_back(absl::StrCat("the ranks disagree on the world size (",
+    lines.world_sizes = (absl::StrCat("the ranks disagree on the world size (",
                                  absl::StrJoin(parts, "; "),
                                  "): ranks of different jobs in one run; bandwidth uses the "
                                  "largest"));
@@ -125,7 +141,7 @@ std::vector<std::string> CheckRankIdentities(const std::vector<RankInput>& ranks
   }
   if (latest_start != nullptr && latest_start != earliest_end &&
       latest_start_ns - earliest_end_ns > kRankSpanGapToleranceNs) {
-    lines.push_back(absl::StrFormat(
+    lines.spans_apart = (absl::StrFormat(
         "the ranks' profiles do not overlap in time: %s starts %.3f s after %s ends; clocks "
         "that disagree by seconds, or traces of different jobs: collectives are matched by "
         "sequence or order, but the waiting across ranks is not meaningful",

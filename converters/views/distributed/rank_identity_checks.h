@@ -19,8 +19,17 @@ namespace tbprof::views {
 // reported as not overlapping (profilers of one job start within a step).
 inline constexpr int64_t kRankSpanGapToleranceNs = 1'000'000'000;
 
-// One line per problem found (empty when the ranks look like one job). The
-// span check uses only ranks with a known time zero and steps.
+// What CheckRankIdentities() found, one line per problem.
+struct RankIdentityLines {
+  std::string duplicates;   // Some rank id named by several hosts ("" if none).
+  std::string world_sizes;  // The hosts disagree on the world size.
+  std::string spans_apart;  // The profiled spans are seconds apart.
+};
+RankIdentityLines CheckRankIdentityLines(const std::vector<RankInput>& ranks);
+
+// One line per problem found (empty when the ranks look like one job), the
+// non-empty lines above in that order. The span check uses only ranks with
+// a known time zero and steps.
 std::vector<std::string> CheckRankIdentities(const std::vector<RankInput>& ranks);
 
 // True when some rank id is named by two or more hosts.

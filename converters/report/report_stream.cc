@@ -72,6 +72,7 @@ absl::Status ReportStream::AddHost(const HostViews& host) {
     rows_.push_back({host.host});
   }
   ranks_.push_back({host.host, host.views.rank_comms, host.source});
+  TrimForDistributedView(&ranks_.back().comms);
   distributed_.reset();
   return absl::OkStatus();
 }

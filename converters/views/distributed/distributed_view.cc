@@ -407,4 +407,13 @@ DistributedView BuildDistributedView(const std::vector<RankInput>& all_inputs) {
   return out;
 }
 
+void TrimForDistributedView(RankComms* comms) {
+  for (CollectiveCall& call : *comms->mutable_collectives()) {
+    call.clear_kernel_name();
+    call.clear_collective_name();
+    call.clear_process_group_desc();
+    call.clear_process_group_ranks();
+  }
+}
+
 }  // namespace tbprof::views

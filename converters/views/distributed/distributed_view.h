@@ -48,6 +48,13 @@ struct RankInput {
 // named in one note (DropDuplicateRanks()).
 tbprof::DistributedView BuildDistributedView(const std::vector<RankInput>& ranks);
 
+// Clears what BuildDistributedView() never reads from a rank's RankComms
+// (each call's kernel_name, collective_name, process_group_desc and
+// process_group_ranks, used only while the calls are extracted), so that a
+// report over many ranks keeps less per rank. The view built from the
+// trimmed RankComms is the same.
+void TrimForDistributedView(tbprof::RankComms* comms);
+
 }  // namespace tbprof::views
 
 #endif  // TBPROF_CONVERTERS_VIEWS_DISTRIBUTED_DISTRIBUTED_VIEW_H_

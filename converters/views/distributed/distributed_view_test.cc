@@ -189,6 +189,17 @@ TEST(DistributedViewTest, TwoJobsInOneRunAreNamed) {
                   ::testing::HasSubstr("do not overlap in time: h2 starts 3600.000 s after h0 ends")));
 }
 
+TEST(DistributedViewTest, TrimmedRankCommsGiveTheSameView) {
+  std::vector<tbprof::RankComms> ranks = {RankCommsOf(Fixture("rank0.json")),
+                                          RankCommsOf(Fixture("rank1.json"))};
+  const tbprof::DistributedView before = ViewOf(ranks);
+  for (tbprof::RankComms& r : ranks) {
+    TrimForDistributedView(&r);
+    for (const tbprof::CollectiveCall& c : r.collectives()) EXPECT_EQ(c.kernel_name(), "");
+  }
+  EXPECT_EQ(ViewOf(ranks).SerializeAsString(), before.SerializeAsString());
+}
+
 TEST(DistributedViewTest, TwoRankFixture) {
   const std::vector<tbprof::RankComms> ranks = {RankCommsOf(Fixture("rank0.json")),
                                                 RankCommsOf(Fixture("rank1.json"))};

@@ -216,6 +216,17 @@ TEST_F(RanksCliTest, ADuplicateRankIsNamedInOneLine) {
                         "out of the distributed view"));
 }
 
+TEST_F(RanksCliTest, AFileNamedTwiceIsReadOnce) {
+  std::filesystem::remove(bad_rank_);
+  std::filesystem::copy_file(kDlrm + "/" + bad_rank_.substr(bad_rank_.rfind('/') + 1), bad_rank_);
+  RunResult r = Run({"report", ranks_, bad_rank_, "--quiet", "--width", "100"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("tbprof: " + bad_rank_ + " is named twice; read once"));
+  EXPECT_THAT(r.out, HasSubstr("tbprof report: 8 hosts"));
+  EXPECT_THAT(r.out, HasSubstr("Distributed: 8 ranks of 8, nccl"));
+  EXPECT_THAT(r.out, Not(HasSubstr("duplicate rank ids")));
+}
+
 // Two ranks, each split by `convert` into part runs: every reader sees the
 // job whole, each rank once, however the run is named.
 class SplitRunTest : public CliProcessTest {

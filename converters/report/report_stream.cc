@@ -71,8 +71,11 @@ absl::Status ReportStream::AddHost(const HostViews& host) {
   } else {
     rows_.push_back({host.host});
   }
-  ranks_.push_back({host.host, host.views.rank_comms, host.source});
-  TrimForDistributedView(&ranks_.back().comms);
+  tbprof::RankComms trimmed = host.views.rank_comms;
+  TrimForDistributedView(&trimmed);
+  tbprof::RankComms* kept = google::protobuf::Arena::CreateMessage<tbprof::RankComms>(&arena_);
+  *kept = trimmed;
+  ranks_.push_back({host.host, kept, host.source});
   distributed_.reset();
   return absl::OkStatus();
 }
@@ -85,7 +88,7 @@ const tbprof::DistributedView& ReportStream::Distributed() {
   if (distributed_ == nullptr) {
     std::vector<RankInput> ranks;
     ranks.reserve(ranks_.size());
-    for (const Rank& rank : ranks_) ranks.push_back({rank.host, &rank.comms, rank.source});
+    for (const Rank& rank : ranks_) ranks.push_back({rank.host, rank.comms, rank.source});
     distributed_ = std::make_unique<tbprof::DistributedView>(BuildDistributedView(ranks));
   }
   return *distributed_;

@@ -22,6 +22,7 @@
 #include "converters/report/report_html.h"
 #include "converters/report/report_text.h"
 #include "converters/views/summary/report_model.h"
+#include "google/protobuf/arena.h"
 #include "proto/distributed.pb.h"
 #include "src/base/spool.h"
 
@@ -78,13 +79,16 @@ class ReportStream {
  private:
   struct Rank {
     std::string host;
-    tbprof::RankComms comms;
+    const tbprof::RankComms* comms;  // On arena_.
     std::string source;
   };
   absl::Status AddJson(const HostViews& host);
 
   const ReportStreamOptions options_;
   std::vector<HostStepRow> rows_;
+  // The ranks' RankComms, trimmed (TrimForDistributedView), packed in arena
+  // blocks: a thousand ranks' calls without a heap block each.
+  google::protobuf::Arena arena_;
   std::vector<Rank> ranks_;
   std::vector<ReportAppendix> appendices_;
   std::unique_ptr<tbprof::DistributedView> distributed_;

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -209,7 +210,16 @@ absl::StatusOr<std::vector<ViewSource>> ResolveViewInputs(const std::vector<std:
   }
   if (!plain.empty()) {
     TBPROF_ASSIGN_OR_RETURN(std::vector<std::string> files, ExpandInputs(plain));
-    for (std::string& file : files) sources.push_back({std::move(file), ""});
+    std::set<std::string> read;  // Canonical paths: a file named twice is read once.
+    for (std::string& file : files) {
+      std::error_code ignored;
+      std::string canonical = std::filesystem::weakly_canonical(file, ignored).string();
+      if (!read.insert(std::move(canonical)).second) {
+        std::fprintf(stderr, "tbprof: %s is named twice; read once\n", file.c_str());
+        continue;
+      }
+      sources.push_back({std::move(file), ""});
+    }
   }
   if (description != nullptr && !inputs.empty()) {
     *description = inputs.size() == 1

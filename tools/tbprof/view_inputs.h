@@ -38,7 +38,8 @@ struct ViewSource {
 
 // Expands the command-line inputs into files. A log directory with several
 // runs prints a line on stderr naming the run it uses; a part run, one
-// naming the run it is part of; a run given twice, one saying so. `*description`
+// naming the run it is part of; a run or a file given twice (also through
+// its directory), one saying so, and it is read once. `*description`
 // (optional) receives "INPUT" or "INPUT and N more", for titles. Errors:
 // kNotFound (a path does not exist or a log directory has no runs),
 // kInvalidArgument (a directory holds no trace files); each names the path.

@@ -601,6 +601,49 @@ TEST_F(DiffWatchTest, WatchSplitsAFileTooLargeForTensorBoard) {
   EXPECT_THAT(r.out, HasSubstr("/plugins/profile/whole/"));
 }
 
+// A torch cycle whose first worker is split for TensorBoard and whose second
+// fits whole: on the next start both are found (each host once, whole or in
+// parts), and every reader sees the cycle as one job of two hosts. A plain
+// file named like a part run gets a run of its own, never a part of another.
+TEST_F(DiffWatchTest, WatchReadsSplitRunsBackAsOneJob) {
+  SKIP_WITHOUT_TESTDATA();
+  CopyFile(kResnet0, traces_ + "/big.1694128201545.pt.trace.json.gz");
+  CopyFile(kDlrm + "/worker1_step_12.1694128201556.pt.trace.json.gz",
+           traces_ + "/small.1694128201556.pt.trace.json.gz");
+  const std::vector<std::string> watch = {"watch", traces_, "--logdir", logdir_, "--once",
+                                          "--settle", "0.1", "--no-views",
+                                          "--tensorboard-budget-mb", "140"};
+  RunResult r = Run(watch);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("2 converted, 0 already in the logdir, 0 bad"));
+  std::vector<std::string> xplanes = XPlaneFiles(logdir_);
+  ASSERT_THAT(xplanes, SizeIs(4));  // big in 3 part runs, small whole.
+  const std::string run = std::filesystem::path(xplanes[0]).parent_path().string();
+  EXPECT_EQ(xplanes[0], run + "/small.xplane.pb");
+  EXPECT_EQ(xplanes[1], run + "_part1/big.xplane.pb");
+
+  r = Run(watch);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("already in the logdir: big.1694128201545.pt.trace.json.gz"));
+  EXPECT_THAT(r.err, HasSubstr("0 converted, 2 already in the logdir, 0 bad"));
+  EXPECT_THAT(XPlaneFiles(logdir_), SizeIs(4));
+
+  // The logdir, the run and a part run are the same job of two hosts.
+  for (const std::string& input :
+       {logdir_, logdir_ + "/" + run, logdir_ + "/" + run + "_part2"}) {
+    RunResult report = Run({"report", input, "--quiet", "--json"});
+    ASSERT_EQ(report.exit_code, 0) << input << "\n" << report.err;
+    EXPECT_THAT(report.out, HasSubstr("{\"hosts\":[{\"host\":\"big\""));
+    EXPECT_THAT(report.out, HasSubstr("},{\"host\":\"small\""));
+    EXPECT_THAT(report.out, Not(HasSubstr("\"host\":\"big_2\"")));
+  }
+
+  CopyFile(kFixtures + "/kineto_small.json", traces_ + "/big_part1.json");
+  r = Run(watch);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("/plugins/profile/big-part1/"));
+}
+
 TEST_F(DiffWatchTest, WatchUsageErrors) {
   RunResult r = Run({"watch", traces_});
   EXPECT_EQ(r.exit_code, 2);

@@ -203,8 +203,28 @@ TEST_F(RanksCliTest, ADuplicateRankIsNamedInOneLine) {
   std::filesystem::copy_file(kDlrm + "/" + bad_rank_.substr(bad_rank_.rfind('/') + 1), bad_rank_);
   RunResult r = Run({"report", ranks_, "--quiet", "--width", "100"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_THAT(r.out, HasSubstr("duplicate rank ids: rank 3 (worker3_step_12.1694128201557,"));
-  EXPECT_THAT(r.out, HasSubstr("zz_rank3_again)"));
+  // Every rank counts once: 8 ranks, not 9.
+  EXPECT_THAT(r.out, HasSubstr("Distributed: 8 ranks of 8, nccl"));
+  RunResult json = Run({"report", ranks_, "--quiet", "--json"});
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  EXPECT_THAT(json.out, HasSubstr("\"ranksInRun\":\"8\""));
+  EXPECT_THAT(json.out,
+              HasSubstr("duplicate rank ids: rank 3 in worker3_step_12.1694128201557 (" +
+                        bad_rank_ + "), zz_rank3_again (" + ranks_ +
+                        "/zz_rank3_again.pt.trace.json.gz), the same profile; counted as "
+                        "worker3_step_12.1694128201557. Each rank counts once: 1 host is left "
+                        "out of the distributed view"));
+}
+
+TEST_F(RanksCliTest, AFileNamedTwiceIsReadOnce) {
+  std::filesystem::remove(bad_rank_);
+  std::filesystem::copy_file(kDlrm + "/" + bad_rank_.substr(bad_rank_.rfind('/') + 1), bad_rank_);
+  RunResult r = Run({"report", ranks_, bad_rank_, "--quiet", "--width", "100"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("tbprof: " + bad_rank_ + " is named twice; read once"));
+  EXPECT_THAT(r.out, HasSubstr("tbprof report: 8 hosts"));
+  EXPECT_THAT(r.out, HasSubstr("Distributed: 8 ranks of 8, nccl"));
+  EXPECT_THAT(r.out, Not(HasSubstr("duplicate rank ids")));
 }
 
 // Two ranks, each split by `convert` into part runs: every reader sees the

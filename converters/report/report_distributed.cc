@@ -154,16 +154,26 @@ void AppendCollectives(const tbprof::DistributedView& v, int width, int max_rows
 
 }  // namespace
 
-tbprof::DistributedView BuildDistributedReport(const ReportInput& input) {
+std::vector<RankInput> RankInputsOf(const ReportInput& input) {
   std::vector<RankInput> ranks;
   ranks.reserve(input.hosts.size());
-  for (const HostViews& host : input.hosts) ranks.push_back({host.host, &host.views.rank_comms});
-  return BuildDistributedView(ranks);
+  for (const HostViews& host : input.hosts) {
+    ranks.push_back({host.host, &host.views.rank_comms, host.source});
+  }
+  return ranks;
+}
+
+tbprof::DistributedView BuildDistributedReport(const ReportInput& input) {
+  return BuildDistributedView(RankInputsOf(input));
 }
 
 std::string RenderDistributedText(const ReportInput& input, const TextReportOptions& options) {
+  return RenderDistributedText(BuildDistributedReport(input), options);
+}
+
+std::string RenderDistributedText(const tbprof::DistributedView& v,
+                                  const TextReportOptions& options) {
   const int width = std::max(60, options.width);
-  const tbprof::DistributedView v = BuildDistributedReport(input);
   std::string out = "\n";
   if (!v.no_data_reason().empty()) {
     AppendWrapped(v.no_data_reason(), Label("Distributed"), std::string(kLabel, ' '), width, &out);
@@ -184,13 +194,18 @@ std::string RenderDistributedText(const ReportInput& input, const TextReportOpti
 }
 
 absl::Status AppendDistributedJsonMember(const ReportInput& input, std::string* json_object) {
+  return AppendDistributedJsonMember(BuildDistributedReport(input), json_object);
+}
+
+absl::Status AppendDistributedJsonMember(const tbprof::DistributedView& view,
+                                         std::string* json_object) {
   if (json_object->empty() || json_object->back() != '}') {
     return absl::InvalidArgumentError("not a JSON object");
   }
   json_object->pop_back();
   if (json_object->back() != '{') json_object->push_back(',');
   json_object->append("\"distributed\":");
-  TBPROF_RETURN_IF_ERROR(AppendMessageAsJson(BuildDistributedReport(input), json_object));
+  TBPROF_RETURN_IF_ERROR(AppendMessageAsJson(view, json_object));
   json_object->push_back('}');
   return absl::OkStatus();
 }

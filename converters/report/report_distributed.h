@@ -13,16 +13,31 @@
 #define TBPROF_CONVERTERS_REPORT_REPORT_DISTRIBUTED_H_
 
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
+#include "converters/views/distributed/distributed_view.h"
 #include "converters/views/summary/report_model.h"
 #include "converters/report/report_text.h"
 #include "proto/distributed.pb.h"
 
 namespace tbprof::views {
 
+// The ranks of the report: one per host, in the report's host order
+// (pointing into `input`).
+std::vector<RankInput> RankInputsOf(const ReportInput& input);
+
 // The run's distributed view: one rank per host, in the report's host order.
 tbprof::DistributedView BuildDistributedReport(const ReportInput& input);
+
+// The renderers below, for a view already built (BuildDistributedView()):
+// the report built host by host (report_stream.h) keeps only the ranks'
+// RankComms.
+std::string RenderDistributedText(const tbprof::DistributedView& view,
+                                  const TextReportOptions& options);
+absl::Status AppendDistributedJsonMember(const tbprof::DistributedView& view,
+                                         std::string* json_object);
+std::string RenderDistributedHtml(const tbprof::DistributedView& view);
 
 // The terminal section: a blank line, then either the no-data line or the
 // "== Distributed ..." section; every line within options.width columns

@@ -200,7 +200,10 @@ std::string Verdicts(const tbprof::DistributedView& v) {
 }  // namespace
 
 std::string RenderDistributedHtml(const ReportInput& input) {
-  const tbprof::DistributedView v = BuildDistributedReport(input);
+  return RenderDistributedHtml(BuildDistributedReport(input));
+}
+
+std::string RenderDistributedHtml(const tbprof::DistributedView& v) {
   std::string out = absl::StrCat("<main id=\"distributed\"><style>", kDistributedHtmlCss,
                                  "</style><section class=\"host\"><h2>Distributed</h2>");
   if (!v.no_data_reason().empty()) {

@@ -43,6 +43,20 @@ struct HtmlReportOptions {
 // The complete page (UTF-8).
 std::string RenderHtmlReport(const ReportInput& input, const HtmlReportOptions& options = {});
 
+// The page in pieces, for writing it host by host (report_stream.h); in
+// page order: RenderHtmlPageStart(), the distributed section
+// (report_distributed.h), RenderAppendicesHtml(), RenderHtmlPageDataStart(),
+// the data (RenderHtmlDataHead(), the hosts' RenderHtmlHostData() separated
+// by ',', then "]}"), RenderHtmlPageEnd().
+std::string RenderHtmlPageStart(const std::string& source);
+std::string RenderAppendicesHtml(const std::vector<ReportAppendix>& appendices);
+std::string RenderHtmlPageDataStart(const HtmlReportOptions& options);
+std::string RenderHtmlPageEnd();
+// `{"source":...,"generator":...,"hosts":[` and one host's object, both
+// script-safe as RenderHtmlReportData() writes them.
+std::string RenderHtmlDataHead(const std::string& source, const HtmlReportOptions& options);
+std::string RenderHtmlHostData(const HostReport& report, const HtmlReportOptions& options);
+
 // The data the page embeds: {"source": ..., "generator": ..., "hosts": [...]}
 // with one object per HostReport (times in ms unless a name says otherwise).
 // '<', '>' and '&' are written as \u escapes so the JSON can sit inside a

@@ -63,9 +63,9 @@ void AppendStepBreakdownMember(const AllViews& views, std::string* out) {
   out->append(j.Take());
 }
 
-// Each view as MessageToJsonString prints it with always_print_primitive_fields
-// (see proto_json.h), then "step_breakdown".
-absl::Status AppendViewsMembers(const AllViews& views, std::string* out) {
+}  // namespace
+
+absl::Status AppendViewsJsonMembers(const AllViews& views, std::string* out) {
   bool first = true;
   for (const ViewMember& member : ViewMembers(views)) {
     if (member.message == nullptr) continue;
@@ -79,50 +79,10 @@ absl::Status AppendViewsMembers(const AllViews& views, std::string* out) {
   return absl::OkStatus();
 }
 
-}  // namespace
-
 absl::StatusOr<std::string> RenderViewsJson(const AllViews& views) {
   std::string out = "{";
-  TBPROF_RETURN_IF_ERROR(AppendViewsMembers(views, &out));
+  TBPROF_RETURN_IF_ERROR(AppendViewsJsonMembers(views, &out));
   out.push_back('}');
-  return out;
-}
-
-absl::StatusOr<std::string> RenderJsonReport(const ReportInput& input) {
-  std::string out;
-  if (input.hosts.size() == 1) {
-    TBPROF_ASSIGN_OR_RETURN(out, RenderViewsJson(input.hosts[0].views));
-  } else {
-    out = "{\"hosts\":[";
-    for (size_t i = 0; i < input.hosts.size(); ++i) {
-      if (i > 0) out.push_back(',');
-      out.append("{\"host\":");
-      AppendJsonString(input.hosts[i].host, &out);
-      out.push_back(',');
-      TBPROF_RETURN_IF_ERROR(AppendViewsMembers(input.hosts[i].views, &out));
-      out.push_back('}');
-    }
-    out.append("]}");
-  }
-  TBPROF_RETURN_IF_ERROR(AppendDistributedJsonMember(input, &out));
-  if (!input.appendices.empty()) {
-    // "appendices": [{"host": ..., "<key>": <json>}, ...], before the final '}'.
-    out.pop_back();
-    out.append(",\"appendices\":[");
-    for (size_t i = 0; i < input.appendices.size(); ++i) {
-      const ReportAppendix& appendix = input.appendices[i];
-      if (i > 0) out.push_back(',');
-      out.append("{\"host\":");
-      AppendJsonString(appendix.host, &out);
-      out.push_back(',');
-      AppendJsonString(appendix.key, &out);
-      out.push_back(':');
-      out.append(appendix.json);
-      out.push_back('}');
-    }
-    out.append("]}");
-  }
-  out.push_back('\n');
   return out;
 }
 

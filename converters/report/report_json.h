@@ -32,6 +32,11 @@
 
 namespace tbprof::views {
 
+// The members of one host's views object ("overview":...,"input_pipeline":
+// ...), appended to `out` without braces. Errors: kInternal if protobuf
+// cannot print a view.
+absl::Status AppendViewsJsonMembers(const AllViews& views, std::string* out);
+
 // The object of one host's views (without a "host" key), no newline.
 // Errors: kInternal if protobuf cannot print a view.
 absl::StatusOr<std::string> RenderViewsJson(const AllViews& views);

@@ -245,7 +245,7 @@ void AppendDiagnostics(const HostReport& r, const TextReportOptions& o, std::str
   }
 }
 
-void AppendComparison(const std::vector<HostReport>& reports, const TextReportOptions& o,
+void AppendComparison(const std::vector<HostStepRow>& reports, const TextReportOptions& o,
                       std::string* out) {
   absl::StrAppend(out, "\n", Heading("Hosts compared", o.width, o.ascii));
   // "  " host " " steps(5) " " avg(9) " " min(9) " " max(9) " " verdict(10)
@@ -255,19 +255,20 @@ void AppendComparison(const std::vector<HostReport>& reports, const TextReportOp
                   PadLeft("Avg ms", kNum), " ", PadLeft("Min ms", kNum), " ",
                   PadLeft("Max ms", kNum), " ", PadRight("Bottleneck", kVerdict), "\n");
   double slowest = 0;
-  for (const HostReport& r : reports) slowest = std::max(slowest, r.avg_step_ms);
-  for (const HostReport& r : reports) {
+  for (const HostStepRow& r : reports) slowest = std::max(slowest, r.avg_step_ms);
+  for (const HostStepRow& r : reports) {
+    const bool no_steps = r.steps == 0;
     absl::StrAppend(out, "  ", PadRight(TruncateMiddle(r.host, host_width, o.ascii), host_width),
-                    " ", PadLeft(absl::StrCat(r.steps.size()), kSteps), " ",
-                    PadLeft(r.steps.empty() ? "-" : Ms(r.avg_step_ms), kNum), " ",
-                    PadLeft(r.steps.empty() ? "-" : Ms(r.min_step_ms), kNum), " ",
-                    PadLeft(r.steps.empty() ? "-" : Ms(r.max_step_ms), kNum), " ",
+                    " ", PadLeft(absl::StrCat(r.steps), kSteps), " ",
+                    PadLeft(no_steps ? "-" : Ms(r.avg_step_ms), kNum), " ",
+                    PadLeft(no_steps ? "-" : Ms(r.min_step_ms), kNum), " ",
+                    PadLeft(no_steps ? "-" : Ms(r.max_step_ms), kNum), " ",
                     TruncateRight(r.bottleneck.empty() ? "-" : r.bottleneck, kVerdict, o.ascii),
                     "\n");
   }
   if (reports.size() > 1 && slowest > 0) {
     double fastest = slowest;
-    for (const HostReport& r : reports) {
+    for (const HostStepRow& r : reports) {
       if (r.avg_step_ms > 0) fastest = std::min(fastest, r.avg_step_ms);
     }
     AppendWrapped(absl::StrFormat("slowest host's average step is %.1f%% longer than the "
@@ -351,27 +352,28 @@ std::string RenderHostText(const HostReport& r, const TextReportOptions& options
   return out;
 }
 
-std::string RenderTextReport(const ReportInput& input, const TextReportOptions& options) {
+HostStepRow HostStepRowOf(const HostReport& r) {
+  return {r.host,         static_cast<int64_t>(r.steps.size()), r.avg_step_ms, r.min_step_ms,
+          r.max_step_ms, r.bottleneck};
+}
+
+std::string RenderHostComparisonText(const std::vector<HostStepRow>& rows,
+                                     const TextReportOptions& options) {
   TextReportOptions o = options;
   o.width = std::max(60, o.width);
   std::string out;
-  const std::string title = absl::StrCat(
-      "tbprof report: ", input.hosts.size(), input.hosts.size() == 1 ? " host" : " hosts", ", ");
-  absl::StrAppend(&out, title,
-                  TruncateLeft(input.source, o.width - DisplayWidth(title), o.ascii), "\n\n");
-  std::vector<HostReport> reports;
-  reports.reserve(input.hosts.size());
-  for (const HostViews& host : input.hosts) reports.push_back(BuildHostReport(host));
-  for (size_t i = 0; i < reports.size(); ++i) {
-    if (i > 0) absl::StrAppend(&out, "\n");
-    absl::StrAppend(&out, RenderHostText(reports[i], o));
-  }
-  if (reports.size() > 1) AppendComparison(reports, o, &out);
-  absl::StrAppend(&out, RenderDistributedText(input, o));
-  for (const ReportAppendix& appendix : input.appendices) {
-    absl::StrAppend(&out, "\n", appendix.text);
-  }
+  AppendComparison(rows, o, &out);
   return out;
 }
+
+std::string RenderTextReportTitle(size_t hosts, const std::string& source,
+                                  const TextReportOptions& options) {
+  TextReportOptions o = options;
+  o.width = std::max(60, o.width);
+  const std::string title =
+      absl::StrCat("tbprof report: ", hosts, hosts == 1 ? " host" : " hosts", ", ");
+  return absl::StrCat(title, TruncateLeft(source, o.width - DisplayWidth(title), o.ascii), "\n\n");
+}
+
 
 }  // namespace tbprof::views

@@ -11,7 +11,10 @@
 #ifndef TBPROF_CONVERTERS_REPORT_REPORT_TEXT_H_
 #define TBPROF_CONVERTERS_REPORT_REPORT_TEXT_H_
 
+#include <cstddef>
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "absl/strings/string_view.h"
 #include "converters/views/summary/report_model.h"
@@ -46,6 +49,28 @@ std::string RenderTextReport(const ReportInput& input, const TextReportOptions& 
 
 // Renders the section of one host.
 std::string RenderHostText(const HostReport& report, const TextReportOptions& options = {});
+
+// What the "Hosts compared" table of a multi-host report shows of a host.
+struct HostStepRow {
+  std::string host;
+  int64_t steps = 0;
+  double avg_step_ms = 0;
+  double min_step_ms = 0;
+  double max_step_ms = 0;
+  std::string bottleneck;
+};
+HostStepRow HostStepRowOf(const HostReport& report);
+
+// The "Hosts compared" section (a blank line, its heading, one row per host
+// and the spread of the average steps), as RenderTextReport() shows it for
+// several hosts.
+std::string RenderHostComparisonText(const std::vector<HostStepRow>& rows,
+                                     const TextReportOptions& options = {});
+
+// The first line of the report and the blank line after it:
+// "tbprof report: N hosts, SOURCE" (SOURCE cut at the left to fit).
+std::string RenderTextReportTitle(size_t hosts, const std::string& source,
+                                  const TextReportOptions& options = {});
 
 // Shortens a kernel name to at most `width` code points: drops a leading
 // "void ", the parameter list, "(anonymous namespace)::", then template

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -10,8 +12,10 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "converters/views/all/all_views.h"
+#include "converters/output/gzip_output_stream.h"
 #include "converters/report/report_html.h"
 #include "converters/report/report_json.h"
+#include "converters/report/report_stream.h"
 #include "converters/report/report_text.h"
 #include "converters/report/views_file.h"
 #include "src/base/output_file.h"
@@ -103,17 +107,27 @@ struct ReportFlags {
   bool timings = false;
 };
 
-// Writes the views file of `report` to `path` atomically (never a partial
-// file), gzip-compressed when `path` ends in ".gz".
-absl::Status WriteViewsFile(const views::ReportInput& report, const std::string& path) {
-  absl::StatusOr<std::string> document = views::RenderViewsFile(report);
-  if (!document.ok()) return document.status();
+// Writes the views file of the hosts in `stream` to `path` atomically (never
+// a partial file), gzip-compressed as it is produced when `path` ends in
+// ".gz".
+absl::Status WriteViewsFile(const std::string& source, const std::string& path,
+                            views::ReportStream* stream) {
+  absl::StatusOr<std::unique_ptr<AtomicOutputFile>> file = AtomicOutputFile::Create(path);
+  if (!file.ok()) return file.status();
+  views::ByteSink to_file = [&](absl::string_view bytes) { return (*file)->Append(bytes); };
+  std::unique_ptr<views::GzipOutputStream> gzip;
   if (absl::EndsWith(path, ".gz")) {
-    absl::StatusOr<std::string> compressed = GzipCompress(*document);
-    if (!compressed.ok()) return compressed.status();
-    *document = std::move(*compressed);
+    absl::StatusOr<std::unique_ptr<views::GzipOutputStream>> created =
+        views::GzipOutputStream::Create(to_file);
+    if (!created.ok()) return created.status();
+    gzip = *std::move(created);
   }
-  return WriteFileAtomically(path, *document, AtomicOutputFile::Overwrite::kReplace);
+  absl::Status status = stream->FinishViews(source, [&](absl::string_view piece) {
+    return gzip != nullptr ? gzip->Append(piece) : to_file(piece);
+  });
+  if (status.ok() && gzip != nullptr) status = gzip->Finish();
+  if (status.ok()) status = (*file)->Commit(AtomicOutputFile::Overwrite::kReplace);
+  return status;
 }
 
 int RunReport(const std::vector<std::string>& args) {
@@ -143,37 +157,53 @@ int RunReport(const std::vector<std::string>& args) {
   std::vector<absl::Status> failed;
   if (!flags.strict) input_options.failed = &failed;
   ScopedPhase total_phase(timings, "total");
-  absl::StatusOr<views::ReportInput> loaded = LoadViewInputs(inputs, input_options);
-  if (!loaded.ok()) return ReportFailure(loaded.status());
-  const views::ReportInput& report = *loaded;
+  // Each host is rendered as soon as its views are computed and only what
+  // the sections after the hosts need is kept (report_stream.h).
+  views::ReportStreamOptions stream_options;
+  stream_options.json = flags.view.json;
+  stream_options.text = !flags.view.json;
+  stream_options.html = !flags.view.html.empty();
+  stream_options.views = !flags.views_out.empty();
+  stream_options.text_options.width = TextWidth(flags.view);
+  stream_options.text_options.max_kernels =
+      static_cast<int>(std::max<int64_t>(1, flags.view.top));
+  stream_options.text_options.ascii = flags.view.ascii;
+  stream_options.html_options.generator = "tbprof";
+  views::ReportStream stream(stream_options);
+  std::string source;
+  absl::StatusOr<size_t> hosts = ForEachViewInput(
+      inputs, input_options,
+      [&](views::HostViews host, std::optional<views::ReportAppendix> appendix) {
+        ScopedPhase render_host_phase(timings, "render");
+        if (appendix.has_value()) stream.AddAppendix(*std::move(appendix));
+        return stream.AddHost(host);
+      },
+      &source);
+  if (!hosts.ok()) return ReportFailure(hosts.status());
   ScopedPhase render_phase(timings, "render");
 
-  if (!flags.view.html.empty()) {
-    views::HtmlReportOptions html_options;
-    html_options.generator = "tbprof";
-    const std::string page = views::RenderHtmlReport(report, html_options);
-    if (absl::Status status =
-            WriteFileAtomically(flags.view.html, page, AtomicOutputFile::Overwrite::kReplace);
-        !status.ok()) {
+  if (stream_options.html) {
+    absl::StatusOr<std::unique_ptr<AtomicOutputFile>> html_file =
+        AtomicOutputFile::Create(flags.view.html);
+    if (!html_file.ok()) return ReportFailure(html_file.status());
+    absl::Status status = stream.FinishHtml(
+        source, [&](absl::string_view piece) { return (*html_file)->Append(piece); });
+    if (status.ok()) status = (*html_file)->Commit(AtomicOutputFile::Overwrite::kReplace);
+    if (!status.ok()) return ReportFailure(status);
+  }
+  if (stream_options.views) {
+    if (absl::Status status = WriteViewsFile(source, flags.views_out, &stream); !status.ok()) {
       return ReportFailure(status);
     }
   }
-  if (!flags.views_out.empty()) {
-    if (absl::Status status = WriteViewsFile(report, flags.views_out); !status.ok()) {
-      return ReportFailure(status);
-    }
-  }
-  if (flags.view.json) {
-    absl::StatusOr<std::string> json = views::RenderJsonReport(report);
-    if (!json.ok()) return ReportFailure(json.status());
-    std::fwrite(json->data(), 1, json->size(), stdout);
-  } else {
-    views::TextReportOptions text_options;
-    text_options.width = TextWidth(flags.view);
-    text_options.max_kernels = static_cast<int>(std::max<int64_t>(1, flags.view.top));
-    text_options.ascii = flags.view.ascii;
-    const std::string text = views::RenderTextReport(report, text_options);
-    std::fwrite(text.data(), 1, text.size(), stdout);
+  auto to_stdout = [](absl::string_view piece) {
+    std::fwrite(piece.data(), 1, piece.size(), stdout);
+    return absl::OkStatus();
+  };
+  if (absl::Status status =
+          flags.view.json ? stream.FinishJson(to_stdout) : stream.FinishText(source, to_stdout);
+      !status.ok()) {
+    return ReportFailure(status);
   }
   if (!flags.view.html.empty()) std::fprintf(stderr, "tbprof: wrote %s\n", flags.view.html.c_str());
   if (!flags.views_out.empty()) {
@@ -185,7 +215,7 @@ int RunReport(const std::vector<std::string>& args) {
     std::fprintf(stderr, "tbprof: phase timings:\n%s", timings->Format().c_str());
   }
   if (!failed.empty()) {
-    std::fputs(FormatFailedInputs(report.hosts.size() + failed.size(), failed).c_str(), stderr);
+    std::fputs(FormatFailedInputs(*hosts + failed.size(), failed).c_str(), stderr);
     return kExitPartial;
   }
   return kExitOk;

@@ -4,8 +4,10 @@
 #include <sys/stat.h>
 
 #include <algorithm>
-#include <filesystem>
 #include <cstdio>
+#include <filesystem>
+#include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -208,7 +210,16 @@ absl::StatusOr<std::vector<ViewSource>> ResolveViewInputs(const std::vector<std:
   }
   if (!plain.empty()) {
     TBPROF_ASSIGN_OR_RETURN(std::vector<std::string> files, ExpandInputs(plain));
-    for (std::string& file : files) sources.push_back({std::move(file), ""});
+    std::set<std::string> read;  // Canonical paths: a file named twice is read once.
+    for (std::string& file : files) {
+      std::error_code ignored;
+      std::string canonical = std::filesystem::weakly_canonical(file, ignored).string();
+      if (!read.insert(std::move(canonical)).second) {
+        std::fprintf(stderr, "tbprof: %s is named twice; read once\n", file.c_str());
+        continue;
+      }
+      sources.push_back({std::move(file), ""});
+    }
   }
   if (description != nullptr && !inputs.empty()) {
     *description = inputs.size() == 1
@@ -218,14 +229,14 @@ absl::StatusOr<std::vector<ViewSource>> ResolveViewInputs(const std::vector<std:
   return sources;
 }
 
-absl::StatusOr<views::ReportInput> LoadViewInputs(const std::vector<std::string>& inputs,
-                                                  const ViewInputsOptions& options) {
-  views::ReportInput report;
-  TBPROF_ASSIGN_OR_RETURN(std::vector<ViewSource> sources,
-                          ResolveViewInputs(inputs, &report.source));
+absl::StatusOr<size_t> ForEachViewInput(const std::vector<std::string>& inputs,
+                                         const ViewInputsOptions& options,
+                                         const ViewInputConsumer& consume,
+                                         std::string* description) {
+  TBPROF_ASSIGN_OR_RETURN(std::vector<ViewSource> sources, ResolveViewInputs(inputs, description));
   HostNamer namer;
   const bool keep_going = options.failed != nullptr && sources.size() > 1;
-  size_t failures = 0;
+  size_t failures = 0, hosts = 0;
   // Returns true when the file is to be skipped, false when `status` ends all.
   auto skip = [&](const absl::Status& status) {
     if (!keep_going) return false;
@@ -267,19 +278,43 @@ absl::StatusOr<views::ReportInput> LoadViewInputs(const std::vector<std::string>
     const std::string host = source.host.empty()
                                  ? namer.Pick(loaded->host_hint, loaded->rank, source.path)
                                  : namer.Pick(source.host, -1, source.path);
+    std::optional<views::ReportAppendix> appendix;
     if (loaded->memory_snapshot_summary.has_value()) {
       const converters::MemorySnapshotSummary& summary = *loaded->memory_snapshot_summary;
-      report.appendices.push_back({host, "memory_snapshot", "memory snapshot",
-                                   converters::FormatMemorySnapshotText(summary),
-                                   converters::MemorySnapshotToJson(summary),
-                                   converters::MemorySnapshotToHtml(summary)});
+      appendix = views::ReportAppendix{host,
+                                       "memory_snapshot",
+                                       "memory snapshot",
+                                       converters::FormatMemorySnapshotText(summary),
+                                       converters::MemorySnapshotToJson(summary),
+                                       converters::MemorySnapshotToHtml(summary)};
     }
-    report.hosts.push_back({host, *std::move(computed)});
+    // The space is not needed any more: free it before the host is rendered.
+    loaded->space = xplane::XSpaceData();
+    TBPROF_RETURN_IF_ERROR(
+        consume(views::HostViews{host, *std::move(computed), source.path}, std::move(appendix)));
+    ++hosts;
   }
-  if (report.hosts.empty() && failures > 0) {
+  if (hosts == 0 && failures > 0) {
     return absl::InvalidArgumentError(
         absl::StrCat("none of the ", sources.size(), " inputs could be read"));
   }
+  return hosts;
+}
+
+absl::StatusOr<views::ReportInput> LoadViewInputs(const std::vector<std::string>& inputs,
+                                                  const ViewInputsOptions& options) {
+  views::ReportInput report;
+  std::vector<views::ReportAppendix> appendices;
+  TBPROF_RETURN_IF_ERROR(
+      ForEachViewInput(
+          inputs, options,
+          [&](views::HostViews host, std::optional<views::ReportAppendix> appendix) {
+            if (appendix.has_value()) report.appendices.push_back(*std::move(appendix));
+            report.hosts.push_back(std::move(host));
+            return absl::OkStatus();
+          },
+          &report.source)
+          .status());
   return report;
 }
 

@@ -13,6 +13,9 @@
 #ifndef TBPROF_TOOLS_TBPROF_VIEW_INPUTS_H_
 #define TBPROF_TOOLS_TBPROF_VIEW_INPUTS_H_
 
+#include <cstddef>
+#include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,7 +38,8 @@ struct ViewSource {
 
 // Expands the command-line inputs into files. A log directory with several
 // runs prints a line on stderr naming the run it uses; a part run, one
-// naming the run it is part of; a run given twice, one saying so. `*description`
+// naming the run it is part of; a run or a file given twice (also through
+// its directory), one saying so, and it is read once. `*description`
 // (optional) receives "INPUT" or "INPUT and N more", for titles. Errors:
 // kNotFound (a path does not exist or a log directory has no runs),
 // kInvalidArgument (a directory holds no trace files); each names the path.
@@ -65,11 +69,28 @@ struct ViewInputsOptions {
   std::vector<absl::Status>* failed = nullptr;
 };
 
+// Receives each host's views as soon as they are computed (the file's space
+// already freed), with the appendix its input gives (a memory snapshot's),
+// in report order. An error ends ForEachViewInput() with that error.
+using ViewInputConsumer = std::function<absl::Status(
+    views::HostViews host, std::optional<views::ReportAppendix> appendix)>;
+
+// ResolveViewInputs() (`*description` as there), then LoadInput() and
+// ComputeAllViews() for each file, one file at a time, each host handed to
+// `consume` and not kept, with host names handed out as `tbprof convert`
+// does (HostNamer). Returns how many hosts were handed over. Errors: as
+// LoadViewInputs(), and `consume`'s.
+absl::StatusOr<size_t> ForEachViewInput(const std::vector<std::string>& inputs,
+                                         const ViewInputsOptions& options,
+                                         const ViewInputConsumer& consume,
+                                         std::string* description = nullptr);
+
 // ResolveViewInputs(), then LoadInput() and ComputeAllViews() for each file,
 // with host names handed out as `tbprof convert` does (HostNamer). The
 // result's `source` is the description above. Errors: the first failing
 // file's, naming it, unless options.failed collects the failures (then only
 // when every file failed: kInvalidArgument, "none of the N inputs ...").
+// Every host kept (ForEachViewInput() collecting them).
 absl::StatusOr<views::ReportInput> LoadViewInputs(const std::vector<std::string>& inputs,
                                                   const ViewInputsOptions& options);
 

@@ -7,6 +7,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "src/logdir/part_runs.h"
 #include "src/logdir/profile_logdir.h"
 #include "tools/tbprof/trace_inputs.h"
 
@@ -26,6 +27,9 @@ std::string RunNameFromStem(const std::string& stem) {
   }
   if (run.empty() || run == "." || run == "..") run = "trace";
   if (run.size() > 200) run.resize(200);
+  // "x_part2" names a part run of run "x" (src/logdir/part_runs.h): every
+  // reader would take this file for a part of x. "x-part2" is its own run.
+  if (!logdir::BaseRunOfPartRun(run).empty()) run[run.rfind("_part")] = '-';
   return run;
 }
 

@@ -16,7 +16,9 @@
 //    named after its worker.
 //  * Other file names get a run of their own, named after the file without
 //    its suffixes ("model.xplane.pb" -> run "model"), and the host name the
-//    data suggests (as `tbprof convert` picks it).
+//    data suggests (as `tbprof convert` picks it). A name that would read as
+//    a part run of another run ("model_part2", see src/logdir/part_runs.h)
+//    becomes "model-part2": readers take RUN_partN for a piece of RUN.
 //
 // Placement depends only on the files seen and their order; the watcher
 // places files in timestamp order, so the same files get the same runs

@@ -74,6 +74,10 @@ TEST(RunGrouperTest, OtherFilesGetARunOfTheirOwn) {
   EXPECT_EQ(p.host, "");
   EXPECT_EQ(grouper.Place("model.json").run, "model_2");
   EXPECT_EQ(grouper.Place("my trace.json.gz").run, "my_trace");
+  // Never a name that reads as a part run of another run (src/logdir/part_runs.h).
+  EXPECT_EQ(grouper.Place("model_part2.json").run, "model-part2");
+  EXPECT_EQ(grouper.Place("model_part.json").run, "model_part");
+  EXPECT_EQ(grouper.Place("a_part1_part3.json.gz").run, "a_part1-part3");
   // Default run names are local time, as the plugin's.
   EXPECT_EQ(grouper.Place(Name("w0", 1'694'128'201'545)).run.size(),
             std::string("YYYY_MM_DD_HH_MM_SS").size());

@@ -105,6 +105,8 @@ struct AllViews {
 struct HostViews {
   std::string host;
   AllViews views;
+  // The file the host was read from ("" if unknown), to name it in notes.
+  std::string source;
 };
 
 // Computes every view of `space` (one host). The step analysis runs once and

@@ -307,8 +307,11 @@ void AddNotes(const CollectiveMatching& m, DistributedView* out) {
 
 }  // namespace
 
-DistributedView BuildDistributedView(const std::vector<RankInput>& inputs) {
+DistributedView BuildDistributedView(const std::vector<RankInput>& all_inputs) {
   DistributedView out;
+  // A rank id named twice counts once (rank_identity_checks.h).
+  std::string duplicate_line;
+  const std::vector<RankInput> inputs = DropDuplicateRanks(all_inputs, &duplicate_line);
   std::vector<Rank> ranks;
   std::set<int64_t> ids;
   bool ids_distinct = true;
@@ -342,7 +345,13 @@ DistributedView BuildDistributedView(const std::vector<RankInput>& inputs) {
                                " hosts have no collective kernels and are left out"));
   }
   // Duplicate rank ids, disagreeing world sizes, spans apart in time.
-  for (std::string& line : CheckRankIdentities(inputs)) out.add_notes(std::move(line));
+  // World sizes and spans over every host read: a second job's ranks are
+  // dropped as duplicates, but still tell that there were two jobs.
+  const RankIdentityLines identity = CheckRankIdentityLines(all_inputs);
+  const std::string* lines[] = {&duplicate_line, &identity.world_sizes, &identity.spans_apart};
+  for (const std::string* line : lines) {
+    if (!line->empty()) out.add_notes(*line);
+  }
   if (!ids_distinct && inputs.size() > 1 && !HasDuplicateRankIds(inputs)) {
     out.add_notes("the traces do not all name a distinct rank (distributedInfo): ranks are "
                   "numbered by their order in the run");
@@ -386,12 +395,25 @@ DistributedView BuildDistributedView(const std::vector<RankInput>& inputs) {
   }
   if (out.cross_rank()) AddWaitedFor(&out);
   AddCollectiveRows(ranks, out.world_size() > 1 ? out.world_size() : 0, &out);
+  // Clocks seconds apart are named once, by the span line.
+  if (!identity.spans_apart.empty()) matching.skewed_instances = 0;
   AddNotes(matching, &out);
-  if (static_cast<int64_t>(inputs.size()) < out.world_size() && inputs.size() > 1) {
+  // With disagreeing world sizes the world-size line says it.
+  if (static_cast<int64_t>(inputs.size()) < out.world_size() && inputs.size() > 1 &&
+      identity.world_sizes.empty()) {
     out.add_notes(absl::StrCat("the run has ", inputs.size(), " of ", out.world_size(),
                                " ranks: figures across ranks cover those only"));
   }
   return out;
+}
+
+void TrimForDistributedView(RankComms* comms) {
+  for (CollectiveCall& call : *comms->mutable_collectives()) {
+    call.clear_kernel_name();
+    call.clear_collective_name();
+    call.clear_process_group_desc();
+    call.clear_process_group_ranks();
+  }
 }
 
 }  // namespace tbprof::views

@@ -37,11 +37,23 @@ namespace tbprof::views {
 struct RankInput {
   std::string host;
   const tbprof::RankComms* comms = nullptr;  // Not null.
+  // The file the host was read from ("" if unknown), to name it in notes.
+  std::string source;
 };
 
 // Ranks are identified by RankComms.rank when every host has a distinct one,
-// else by their position in `ranks` (with a note).
+// else by their position in `ranks` (with a note). A rank id named by
+// several hosts (the same trace read twice, or two traces claiming one rank)
+// counts once, as its first host; the others are left out of the view and
+// named in one note (DropDuplicateRanks()).
 tbprof::DistributedView BuildDistributedView(const std::vector<RankInput>& ranks);
+
+// Clears what BuildDistributedView() never reads from a rank's RankComms
+// (each call's kernel_name, collective_name, process_group_desc and
+// process_group_ranks, used only while the calls are extracted), so that a
+// report over many ranks keeps less per rank. The view built from the
+// trimmed RankComms is the same.
+void TrimForDistributedView(tbprof::RankComms* comms);
 
 }  // namespace tbprof::views
 

@@ -122,6 +122,84 @@ TEST(DistributedViewTest, SyncTransferAndBandwidthByHand) {
 // The two-rank fixture end to end (numbers in xspace_to_rank_comms_test.cc):
 // rank 0 starts the all_reduce at 1020 us, rank 1 at 1040 us; both end at
 // 1060 us. The all_gather starts together on both.
+TEST(DistributedViewTest, ARankReadTwiceCountsOnce) {
+  const std::vector<tbprof::RankComms> ranks = {
+      Rank(0, 3, 30, {Call("all_reduce", 8'000'000, 0, 20, 7)}),
+      Rank(1, 3, 30, {Call("all_reduce", 8'000'000, 5, 15, 7)}),
+      Rank(1, 3, 30, {Call("all_reduce", 8'000'000, 5, 15, 7)}),
+      Rank(2, 3, 30, {Call("all_reduce", 8'000'000, 12, 8, 7)}),
+  };
+  const tbprof::DistributedView v = ViewOf(ranks);
+  EXPECT_EQ(v.ranks_in_run(), 3);
+  EXPECT_EQ(v.world_size(), 3);
+  ASSERT_EQ(v.ranks_size(), 3);
+  EXPECT_EQ(v.ranks(1).rank(), 1);
+  EXPECT_EQ(v.ranks(2).rank(), 2);
+  // Matched as three ranks: the same sync split as without the copy.
+  EXPECT_EQ(v.matched_instances(), 1);
+  EXPECT_EQ(v.ranks(0).sync_ps(), 12 * kUs);
+  EXPECT_EQ(v.collectives(0).calls(), 3);
+  EXPECT_THAT(v.notes(), ::testing::ElementsAre(::testing::HasSubstr(
+                             "duplicate rank ids: rank 1 in h1, h2, the same profile; counted "
+                             "as h1. Each rank counts once: 1 host is left out")));
+}
+
+TEST(DistributedViewTest, ClocksSecondsApartAreNamedInOneLine) {
+  std::vector<tbprof::RankComms> ranks = {
+      Rank(0, 2, 30, {Call("all_reduce", 8'000'000, 0, 20, 7)}),
+      Rank(1, 2, 30, {Call("all_reduce", 8'000'000, 5, 15, 7)}),
+  };
+  ranks[1].set_time_zero_ns(ranks[1].time_zero_ns() + 5'000'000'000);
+  const tbprof::DistributedView v = ViewOf(ranks);
+  // One line; no second note about the collectives' skew it causes.
+  EXPECT_THAT(v.notes(), ::testing::ElementsAre(::testing::HasSubstr(
+                             "do not overlap in time: h1 starts 5.000 s after h0 ends")));
+}
+
+TEST(DistributedViewTest, DisagreeingWorldSizesAreNamedInOneLine) {
+  const std::vector<tbprof::RankComms> ranks = {
+      Rank(0, 2, 30, {Call("all_reduce", 8'000'000, 0, 20, 7)}),
+      Rank(1, 16, 30, {Call("all_reduce", 8'000'000, 5, 15, 7)}),
+  };
+  const tbprof::DistributedView v = ViewOf(ranks);
+  // Not also "the run has 2 of 16 ranks".
+  EXPECT_THAT(v.notes(), ::testing::ElementsAre(::testing::HasSubstr(
+                             "disagree on the world size (world size 2: h0; world size 16: h1)")));
+}
+
+TEST(DistributedViewTest, TwoJobsInOneRunAreNamed) {
+  // Job A: ranks 0 and 1 of 2; job B, an hour later: ranks 0 to 2 of 3.
+  std::vector<tbprof::RankComms> ranks = {
+      Rank(0, 2, 30, {Call("all_reduce", 8'000'000, 0, 20, 7)}),
+      Rank(1, 2, 30, {Call("all_reduce", 8'000'000, 5, 15, 7)}),
+      Rank(0, 3, 30, {Call("all_reduce", 8'000'000, 0, 20, 7)}),
+      Rank(1, 3, 30, {Call("all_reduce", 8'000'000, 0, 20, 7)}),
+      Rank(2, 3, 30, {Call("all_reduce", 8'000'000, 0, 20, 7)}),
+  };
+  for (int i = 2; i < 5; ++i) {
+    ranks[i].set_time_zero_ns(ranks[i].time_zero_ns() + 3'600'000'000'000);
+  }
+  const tbprof::DistributedView v = ViewOf(ranks);
+  EXPECT_EQ(v.ranks_in_run(), 3);  // 0, 1 of job A and 2 of job B.
+  EXPECT_THAT(v.notes(),
+              ::testing::ElementsAre(
+                  ::testing::HasSubstr("duplicate rank ids: rank 0 in h0, h2, different "
+                                       "profiles; counted as h0; rank 1 in h1, h3"),
+                  ::testing::HasSubstr("disagree on the world size"),
+                  ::testing::HasSubstr("do not overlap in time: h2 starts 3600.000 s after h0 ends")));
+}
+
+TEST(DistributedViewTest, TrimmedRankCommsGiveTheSameView) {
+  std::vector<tbprof::RankComms> ranks = {RankCommsOf(Fixture("rank0.json")),
+                                          RankCommsOf(Fixture("rank1.json"))};
+  const tbprof::DistributedView before = ViewOf(ranks);
+  for (tbprof::RankComms& r : ranks) {
+    TrimForDistributedView(&r);
+    for (const tbprof::CollectiveCall& c : r.collectives()) EXPECT_EQ(c.kernel_name(), "");
+  }
+  EXPECT_EQ(ViewOf(ranks).SerializeAsString(), before.SerializeAsString());
+}
+
 TEST(DistributedViewTest, TwoRankFixture) {
   const std::vector<tbprof::RankComms> ranks = {RankCommsOf(Fixture("rank0.json")),
                                                 RankCommsOf(Fixture("rank1.json"))};

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "google/protobuf/util/message_differencer.h"
 
 namespace tbprof::views {
 namespace {
@@ -29,8 +30,60 @@ bool HasDuplicateRankIds(const std::vector<RankInput>& ranks) {
   return false;
 }
 
+std::vector<RankInput> DropDuplicateRanks(const std::vector<RankInput>& ranks,
+                                          std::string* line) {
+  line->clear();
+  std::map<int64_t, std::vector<const RankInput*>> hosts_of_rank;
+  std::vector<RankInput> kept;
+  for (const RankInput& r : ranks) {
+    if (r.comms->rank() >= 0) {
+      std::vector<const RankInput*>& hosts = hosts_of_rank[r.comms->rank()];
+      hosts.push_back(&r);
+      if (hosts.size() > 1) continue;
+    }
+    kept.push_back(r);
+  }
+  std::vector<std::string> duplicates;
+  size_t dropped = 0;
+  for (const auto& [rank, hosts] : hosts_of_rank) {
+    if (hosts.size() < 2) continue;
+    dropped += hosts.size() - 1;
+    std::vector<std::string> names;
+    bool same = true;
+    for (const RankInput* r : hosts) {
+      names.push_back(r->source.empty() ? r->host : absl::StrCat(r->host, " (", r->source, ")"));
+      same &= google::protobuf::util::MessageDifferencer::Equals(*r->comms, *hosts[0]->comms);
+    }
+    duplicates.push_back(absl::StrCat("rank ", rank, " in ", NameHosts(names), same ? ", the same profile" : ", different profiles", "; counted as ", hosts[0]->host));
+  }
+  if (!duplicates.empty()) {
+    constexpr size_t kShown = 4;
+    std::string listed = absl::StrJoin(duplicates.begin(),
+                                       duplicates.begin() + std::min(kShown, duplicates.size()),
+                                       "; ");
+    if (duplicates.size() > kShown) {
+      absl::StrAppend(&listed, "; and ", duplicates.size() - kShown, " more rank ids");
+    }
+    *line = absl::StrCat("duplicate rank ids: ", listed,
+                         ". Each rank counts once: ", dropped,
+                         dropped == 1 ? " host is" : " hosts are",
+                         " left out of the distributed view (a rank read twice, or ranks of "
+                         "different jobs in one run)");
+  }
+  return kept;
+}
+
 std::vector<std::string> CheckRankIdentities(const std::vector<RankInput>& ranks) {
+  RankIdentityLines found = CheckRankIdentityLines(ranks);
   std::vector<std::string> lines;
+  for (std::string* line : {&found.duplicates, &found.world_sizes, &found.spans_apart}) {
+    if (!line->empty()) lines.push_back(std::move(*line));
+  }
+  return lines;
+}
+
+RankIdentityLines CheckRankIdentityLines(const std::vector<RankInput>& ranks) {
+  RankIdentityLines lines;
   // Duplicate rank ids, one line for all of them.
   std::map<int64_t, std::vector<std::string>> hosts_of_rank;
   for (const RankInput& r : ranks) {
@@ -43,7 +96,7 @@ std::vector<std::string> CheckRankIdentities(const std::vector<RankInput>& ranks
     }
   }
   if (!duplicates.empty()) {
-    lines.push_back(absl::StrCat(
+    lines.duplicates = (absl::StrCat(
         "duplicate rank ids: ", NameHosts(duplicates),
         "; a rank converted twice, or ranks of different jobs in one run: ranks are numbered by "
         "their order in the run"));
@@ -58,7 +111,7 @@ std::vector<std::string> CheckRankIdentities(const std::vector<RankInput>& ranks
     for (const auto& [world, hosts] : hosts_of_world) {
       parts.push_back(absl::StrCat("world size ", world, ": ", NameHosts(hosts)));
     }
-    lines.push_back(absl::StrCat("the ranks disagree on the world size (",
+    lines.world_sizes = (absl::StrCat("the ranks disagree on the world size (",
                                  absl::StrJoin(parts, "; "),
                                  "): ranks of different jobs in one run; bandwidth uses the "
                                  "largest"));
@@ -88,7 +141,7 @@ std::vector<std::string> CheckRankIdentities(const std::vector<RankInput>& ranks
   }
   if (latest_start != nullptr && latest_start != earliest_end &&
       latest_start_ns - earliest_end_ns > kRankSpanGapToleranceNs) {
-    lines.push_back(absl::StrFormat(
+    lines.spans_apart = (absl::StrFormat(
         "the ranks' profiles do not overlap in time: %s starts %.3f s after %s ends; clocks "
         "that disagree by seconds, or traces of different jobs: collectives are matched by "
         "sequence or order, but the waiting across ranks is not meaningful",

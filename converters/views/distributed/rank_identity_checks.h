@@ -19,12 +19,29 @@ namespace tbprof::views {
 // reported as not overlapping (profilers of one job start within a step).
 inline constexpr int64_t kRankSpanGapToleranceNs = 1'000'000'000;
 
-// One line per problem found (empty when the ranks look like one job). The
-// span check uses only ranks with a known time zero and steps.
+// What CheckRankIdentities() found, one line per problem.
+struct RankIdentityLines {
+  std::string duplicates;   // Some rank id named by several hosts ("" if none).
+  std::string world_sizes;  // The hosts disagree on the world size.
+  std::string spans_apart;  // The profiled spans are seconds apart.
+};
+RankIdentityLines CheckRankIdentityLines(const std::vector<RankInput>& ranks);
+
+// One line per problem found (empty when the ranks look like one job), the
+// non-empty lines above in that order. The span check uses only ranks with
+// a known time zero and steps.
 std::vector<std::string> CheckRankIdentities(const std::vector<RankInput>& ranks);
 
 // True when some rank id is named by two or more hosts.
 bool HasDuplicateRankIds(const std::vector<RankInput>& ranks);
+
+// `ranks` with each rank id once: the first host naming an id is kept, the
+// later ones dropped (hosts without a rank id are all kept). When some were
+// dropped, `*line` receives one line naming, per duplicated id, its hosts
+// (and files, where known), whether they hold the same profile, and which
+// one counts; else it is cleared.
+std::vector<RankInput> DropDuplicateRanks(const std::vector<RankInput>& ranks,
+                                          std::string* line);
 
 }  // namespace tbprof::views
 

@@ -49,6 +49,31 @@ TEST(RankIdentityChecksTest, DuplicateRankIdsAreNamedInOneLine) {
   EXPECT_THAT(lines[0], HasSubstr("duplicate rank ids: rank 0 (w0, w0_copy), rank 1 (w1, w1_copy)"));
 }
 
+TEST(RankIdentityChecksTest, DuplicateRanksCountOnceAndAreNamedWithTheirFiles) {
+  std::vector<RankComms> comms = {Rank(0, 3, 0), Rank(1, 3, 0), Rank(1, 3, 0), Rank(2, 3, 0),
+                                  Rank(2, 3, 7), Rank(-1, 0, 0)};
+  std::vector<RankInput> in = {{"w0", &comms[0], "d/w0.json"},
+                               {"w1", &comms[1], "d/w1.json"},
+                               {"w1_2", &comms[2], "e/w1.json"},
+                               {"w2", &comms[3]},
+                               {"w2_other", &comms[4]},
+                               {"unknown", &comms[5]}};
+  std::string line;
+  std::vector<RankInput> kept = DropDuplicateRanks(in, &line);
+  std::vector<std::string> hosts;
+  for (const RankInput& r : kept) hosts.push_back(r.host);
+  EXPECT_THAT(hosts, ElementsAre("w0", "w1", "w2", "unknown"));
+  EXPECT_EQ(line,
+            "duplicate rank ids: rank 1 in w1 (d/w1.json), w1_2 (e/w1.json), the same profile; "
+            "counted as w1; rank 2 in w2, w2_other, different profiles; counted as w2. Each "
+            "rank counts once: 2 hosts are left out of the distributed view (a rank read "
+            "twice, or ranks of different jobs in one run)");
+  // Nothing to drop: the line is cleared.
+  kept = DropDuplicateRanks(kept, &line);
+  EXPECT_EQ(kept.size(), 4u);
+  EXPECT_EQ(line, "");
+}
+
 TEST(RankIdentityChecksTest, DisagreeingWorldSizesAreNamed) {
   std::vector<RankComms> comms = {Rank(0, 8, 0), Rank(1, 8, 0), Rank(2, 16, 0)};
   std::vector<RankInput> in = {{"a", &comms[0]}, {"b", &comms[1]}, {"c", &comms[2]}};

@@ -73,6 +73,17 @@ std::string Html(absl::string_view s) {
 
 }  // namespace
 
+std::string MemorySnapshotDeviceType(const MemorySnapshotSummary& summary) {
+  std::string out = "CUDA GPU";
+  const char* sep = " ";
+  for (const DeviceMemory& m : summary.analysis.devices) {
+    absl::StrAppend(&out, sep, m.device);
+    sep = ", ";
+  }
+  absl::StrAppend(&out, " (memory snapshot)");
+  return out;
+}
+
 std::string FormatMemorySnapshotText(const MemorySnapshotSummary& s,
                                      const MemorySnapshotReportOptions& options) {
   std::string out;

@@ -27,10 +27,7 @@ std::string Bytes(int64_t bytes) {
 }
 
 std::vector<absl::string_view> Frames(const MemorySnapshotSummary& s, size_t device, size_t block) {
-  if (device >= s.live_at_peak_stacks.size() || block >= s.live_at_peak_stacks[device].size()) {
-    return {};
-  }
-  return absl::StrSplit(s.live_at_peak_stacks[device][block], '\n', absl::SkipEmpty());
+  return absl::StrSplit(s.LiveAtPeakStack(device, block), '\n', absl::SkipEmpty());
 }
 
 std::string PeakWhere(const DeviceMemory& d, bool has_times) {

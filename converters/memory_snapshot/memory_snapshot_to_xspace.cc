@@ -203,10 +203,17 @@ MemorySnapshotSummary ConvertSnapshotToXSpace(const Snapshot& snapshot, xplane::
   for (const DeviceMemory& m : summary.analysis.devices) {
     summary.memory_events += emitter.Emit(m);
     ooms += m.ooms;
-    std::vector<std::string> stacks;
-    stacks.reserve(m.live_at_peak.size());
-    for (const LiveBlock& b : m.live_at_peak) stacks.push_back(StackText(snapshot, b.stack));
-    summary.live_at_peak_stacks.push_back(std::move(stacks));
+    // Each distinct stack once: a peak may hold millions of blocks of a few
+    // stacks.
+    for (const LiveBlock& b : m.live_at_peak) {
+      if (b.stack == 0 || b.stack >= snapshot.stacks.size()) continue;
+      if (summary.stack_texts.size() <= b.stack) {
+        summary.stack_texts.resize(snapshot.stacks.size());
+      }
+      if (summary.stack_texts[b.stack].empty()) {
+        summary.stack_texts[b.stack] = StackText(snapshot, b.stack);
+      }
+    }
   }
   for (const std::string& w : summary.analysis.warnings) {
     emitter.builder().AddWarning(absl::StrCat("memory snapshot: ", w));

@@ -112,8 +112,8 @@ TEST(MemorySnapshotTest, SmallSnapshotAnalysis) {
     EXPECT_EQ(d0.ooms, 1);
     EXPECT_EQ(devices[1].peak_allocated_bytes, 3 * kMiB);
     EXPECT_TRUE(c.summary.analysis.has_times);
-    ASSERT_EQ(c.summary.live_at_peak_stacks[0].size(), 4u);
-    EXPECT_THAT(c.summary.live_at_peak_stacks[0][0],
+    ASSERT_EQ(c.summary.analysis.devices[0].live_at_peak.size(), 4u);
+    EXPECT_THAT(c.summary.LiveAtPeakStack(0, 0),
                 HasSubstr("c10/cuda/CUDACachingAllocator.cpp:1181:malloc\n"));
 
     std::vector<MemEvent> events = MemoryEvents(c.space, 0);

@@ -106,7 +106,7 @@ void AddActiveAllocations(const TimeOrderedSnaps& snaps, const SnapContext& cont
   // Allocations of the peak step still live at the peak time.
   int64_t unmapped_bytes = peak.heap_bytes;
   int64_t unmatched_dealloc_bytes = 0;
-  absl::flat_hash_map<uint32_t, size_t> live;  // Address index -> snap index.
+  absl::flat_hash_map<uint64_t, size_t> live;  // Address -> snap index.
   for (size_t i = 0; i < snaps.size() && snaps[i].time_ps <= peak_snap.time_ps; ++i) {
     const Snap& s = snaps[i];
     if (s.step != peak_step) continue;
@@ -189,7 +189,7 @@ void BuildAllocatorProfile(Snap* all_snaps, absl::Span<uint32_t> order,
   int64_t last_valid_step = -1;
   StepFinder::Cursor cursor;
   StepIds& step_ids = *context.step_ids;
-  absl::flat_hash_map<uint32_t, size_t> allocation_at;  // Address index -> snap index.
+  absl::flat_hash_map<uint64_t, size_t> allocation_at;  // Address -> snap index.
   size_t peak_index = 0;
   uint32_t peak_step = step_ids.Intern(0);
   for (size_t i = 0; i < snaps.size(); ++i) {

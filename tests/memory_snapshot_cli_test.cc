@@ -74,6 +74,9 @@ TEST_F(MemorySnapshotCliTest, ReportShowsThePeakAndItsBlocks) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("GPU_0_caching: peak 25.0 MiB"));
   EXPECT_THAT(r.out, HasSubstr("/home/u/train.py:40:step0"));
+  // The snapshot's CUDA devices, not the "CPU" of a space without GPU planes.
+  EXPECT_THAT(r.out, HasSubstr("Device      CUDA GPU 0, 1 (memory snapshot) x 2"));
+  EXPECT_THAT(r.out, ::testing::Not(HasSubstr("Device      CPU")));
   r = RunTbprof({"report", kFixtures + "small.p4.pickle", "--json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("GPU_0_caching"));

@@ -7,9 +7,9 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/hash/hash.h"
 #include "absl/strings/str_cat.h"
+#include "converters/common/utf8.h"
 #include "converters/memory_snapshot/memory_snapshot_analysis.h"
 #include "src/base/status_macros.h"
-#include "src/xplane/xspace_wire_reader.h"
 
 namespace tbprof::converters::memory_snapshot {
 
@@ -33,6 +33,10 @@ namespace {
 
 using pickle::Kind;
 using pickle::Value;
+
+// Fewest pickle bytes per trace event expected in a real snapshot (the
+// events vector's initial capacity is the file size over this).
+constexpr size_t kTypicalEventBytes = 64;
 
 // Handle tags of the visitor's reductions.
 enum Tag : uint16_t {
@@ -125,26 +129,10 @@ class SnapshotVisitor : public pickle::PickleVisitor {
     if (v.kind != Kind::kString) return 0;
     auto [it, inserted] =
         string_ids_.try_emplace(std::string(v.string()), static_cast<uint32_t>(out_->strings.size()));
-    if (inserted) out_->strings.push_back(ValidUtf8(v.string()));
+    // Names end up in XSpace string fields, which must be UTF-8: each byte
+    // that does not start a valid sequence becomes U+FFFD.
+    if (inserted) out_->strings.emplace_back(SanitizeUtf8(v.string(), &utf8_scratch_));
     return it->second;
-  }
-  // Names end up in XSpace string fields, which must be UTF-8: each byte
-  // that does not start a valid sequence becomes U+FFFD.
-  static std::string ValidUtf8(absl::string_view s) {
-    if (xplane::IsValidUtf8(s)) return std::string(s);
-    std::string out;
-    for (size_t i = 0; i < s.size();) {
-      const unsigned char c = static_cast<unsigned char>(s[i]);
-      size_t n = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
-      if (n > 0 && i + n <= s.size() && xplane::IsValidUtf8(s.substr(i, n))) {
-        out.append(s.data() + i, n);
-        i += n;
-      } else {
-        out += "\xEF\xBF\xBD";
-        ++i;
-      }
-    }
-    return out;
   }
   static int64_t Int(const Value& v, bool* ok) {
     int64_t x = 0;
@@ -348,6 +336,7 @@ class SnapshotVisitor : public pickle::PickleVisitor {
   absl::flat_hash_map<std::string, uint32_t> string_ids_;
   absl::flat_hash_map<std::vector<uint32_t>, uint32_t, StackHash> stack_ids_;
   std::vector<uint32_t> frames_;  // Scratch.
+  std::string utf8_scratch_;      // Scratch of SanitizeUtf8.
   absl::flat_hash_map<uint64_t, std::vector<uint32_t>> taken_;  // List offset -> event ids.
   std::vector<std::vector<uint32_t>> event_lists_;
   std::vector<std::vector<uint32_t>> trace_lists_;
@@ -362,6 +351,10 @@ class SnapshotVisitor : public pickle::PickleVisitor {
 absl::StatusOr<Snapshot> ReadMemorySnapshot(absl::string_view bytes, absl::string_view source,
                                             const pickle::PickleReadOptions& options) {
   Snapshot snapshot;
+  // Room for the trace events of a typical snapshot (PyTorch writes 80-100
+  // bytes per event), so the largest vector of the read does not regrow and
+  // copy itself at 2x; pages never written are never resident.
+  snapshot.events.reserve(bytes.size() / kTypicalEventBytes);
   SnapshotVisitor visitor(&snapshot);
   TBPROF_ASSIGN_OR_RETURN(Value result, pickle::ReadPickle(bytes, source, &visitor, options));
   if (result.IsHandle(kSegmentList) || result.IsHandle(kEmptyList)) {

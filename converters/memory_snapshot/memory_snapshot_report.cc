@@ -27,10 +27,7 @@ std::string Bytes(int64_t bytes) {
 }
 
 std::vector<absl::string_view> Frames(const MemorySnapshotSummary& s, size_t device, size_t block) {
-  if (device >= s.live_at_peak_stacks.size() || block >= s.live_at_peak_stacks[device].size()) {
-    return {};
-  }
-  return absl::StrSplit(s.live_at_peak_stacks[device][block], '\n', absl::SkipEmpty());
+  return absl::StrSplit(s.LiveAtPeakStack(device, block), '\n', absl::SkipEmpty());
 }
 
 std::string PeakWhere(const DeviceMemory& d, bool has_times) {
@@ -72,6 +69,17 @@ std::string Html(absl::string_view s) {
 }
 
 }  // namespace
+
+std::string MemorySnapshotDeviceType(const MemorySnapshotSummary& summary) {
+  std::string out = "CUDA GPU";
+  const char* sep = " ";
+  for (const DeviceMemory& m : summary.analysis.devices) {
+    absl::StrAppend(&out, sep, m.device);
+    sep = ", ";
+  }
+  absl::StrAppend(&out, " (memory snapshot)");
+  return out;
+}
 
 std::string FormatMemorySnapshotText(const MemorySnapshotSummary& s,
                                      const MemorySnapshotReportOptions& options) {

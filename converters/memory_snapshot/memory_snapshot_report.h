@@ -21,6 +21,13 @@ struct MemorySnapshotReportOptions {
   int max_frames = 12;  // Frames shown per block (innermost first).
 };
 
+// The devices the snapshot recorded, for the report's "Device" line (the
+// XSpace has no GPU planes, so the run environment alone would say CPU):
+// "CUDA GPU <d>, <d>... (memory snapshot)" with the device numbers in
+// order, e.g. "CUDA GPU 0, 1 (memory snapshot)"; "CUDA GPU (memory
+// snapshot)" when it names none.
+std::string MemorySnapshotDeviceType(const MemorySnapshotSummary& summary);
+
 // Terminal text, one section per device, lines of at most ~100 columns.
 std::string FormatMemorySnapshotText(const MemorySnapshotSummary& summary,
                                      const MemorySnapshotReportOptions& options = {});

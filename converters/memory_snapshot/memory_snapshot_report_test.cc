@@ -39,6 +39,13 @@ TEST(MemorySnapshotReportTest, Text) {
   EXPECT_THAT(text, HasSubstr("Memory snapshot, GPU 1: peak 3.00 MiB"));
 }
 
+TEST(MemorySnapshotReportTest, DeviceTypeNamesTheCudaDevices) {
+  // small.p4 records GPU 0 and GPU 1; the report's Device line says so
+  // instead of the "CPU" of a space without GPU planes.
+  EXPECT_EQ(MemorySnapshotDeviceType(Small()), "CUDA GPU 0, 1 (memory snapshot)");
+  EXPECT_EQ(MemorySnapshotDeviceType(MemorySnapshotSummary()), "CUDA GPU (memory snapshot)");
+}
+
 TEST(MemorySnapshotReportTest, JsonParsesInPython) {
   std::string json = MemorySnapshotToJson(Small());
   EXPECT_THAT(json, HasSubstr("\"peak_allocated_bytes\":26214400"));

@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cstring>
 #include <limits>
 #include <memory>
 #include <utility>
@@ -28,6 +29,23 @@ using xplane::StatType;
 
 constexpr int64_t kPsPerUs = 1000000;
 constexpr int64_t kMaxOffsetUs = std::numeric_limits<int64_t>::max() / kPsPerUs / 2;
+// Per memory event: at most 11 stats (Add()), of which at most 4 take a wide
+// value (bytes allocated, available and peak past 2 GiB, the address).
+constexpr size_t kMaxStatsPerEvent = 11;
+constexpr size_t kMaxWidePerEvent = 4;
+
+// `f` (a fraction in [0, 1]) rounded to the nearest double whose low 32
+// bits are 0 (20 bits of mantissa: relative error below 1e-6, invisible
+// in a percentage), which XSpaceData holds in the Stat itself instead of
+// 8 more bytes of wide value per event.
+double NarrowFraction(double f) {
+  uint64_t bits;
+  std::memcpy(&bits, &f, sizeof bits);
+  bits = (bits + (uint64_t{1} << 31)) & ~uint64_t{0xffffffff};
+  double out;
+  std::memcpy(&out, &bits, sizeof out);
+  return out;
+}
 
 class Emitter {
  public:
@@ -38,7 +56,6 @@ class Emitter {
     dealloc_md_ = plane_->GetOrCreateEventMetadata(xplane::kMemoryDeallocationEventName);
     s_allocator_ = plane_->GetOrCreateStatMetadata(StatType::kAllocatorName);
     s_allocated_ = plane_->GetOrCreateStatMetadata(StatType::kBytesAllocated);
-    s_reserved_ = plane_->GetOrCreateStatMetadata(StatType::kBytesReserved);
     s_available_ = plane_->GetOrCreateStatMetadata(StatType::kBytesAvailable);
     s_peak_ = plane_->GetOrCreateStatMetadata(StatType::kPeakBytesInUse);
     s_fragmentation_ = plane_->GetOrCreateStatMetadata(StatType::kFragmentation);
@@ -72,14 +89,18 @@ class Emitter {
     if (has_times_ && base_us_ > 0 && base_us_ <= std::numeric_limits<int64_t>::max() / 1000) {
       line->SetTimestampNs(base_us_ * 1000);
     }
-    allocator_ = absl::StrCat("GPU_", m.device, "_caching");
+    allocator_ = plane_->GetOrCreateStatMetadata(absl::StrCat("GPU_", m.device, "_caching"));
     const std::vector<uint32_t> empty;
     const std::vector<uint32_t>& trace =
         static_cast<size_t>(m.device) < snapshot_.device_traces.size()
             ? snapshot_.device_traces[m.device]
             : empty;
-    line->ReserveMore(trace.size() + m.initial_blocks.size(),
-                      (trace.size() + m.initial_blocks.size()) * 12);
+    // Exactly the events written (allocs, completed frees and the blocks
+    // live before recording), so that no large vector regrows and copies.
+    const size_t events = static_cast<size_t>(m.allocs + m.frees) + m.initial_blocks.size();
+    line->ReserveMore(events, events * kMaxStatsPerEvent);
+    std::vector<uint64_t>& wide = plane_->plane()->wide_values;
+    wide.reserve(wide.size() + events * kMaxWidePerEvent);
     int64_t start_ps = 0;
     for (uint32_t index : trace) {
       const TraceEvent& e = snapshot_.events[index];
@@ -125,17 +146,20 @@ class Emitter {
   void Add(xplane::XLineBuilder* line, uint32_t md, int64_t offset_ps, uint64_t addr, int64_t size,
            int64_t allocated, int64_t reserved, int64_t peak, uint32_t stack, bool before) {
     xplane::XEventBuilder ev = line->AddEvent(md, offset_ps, 0);
-    ev.AddString(s_allocator_, allocator_);
+    // A ref: the name is written once, not once per event (the plugin reads
+    // it with StrOrRefValue()).
+    ev.AddRefToMetadata(s_allocator_, allocator_);
     ev.AddInt64(s_allocated_, allocated);
-    // The plugin reads bytes_reserved as stack memory (heap + stack = in
-    // use); PyTorch's reserved bytes hold the allocated ones, so the free
-    // part of the segments goes to bytes_available instead.
-    ev.AddInt64(s_reserved_, 0);
+    // No bytes_reserved: the plugin reads it as stack memory (heap + stack
+    // = in use) and takes a missing stat as 0; PyTorch's reserved bytes hold
+    // the allocated ones, so the free part of the segments goes to
+    // bytes_available instead.
     const int64_t available = std::max<int64_t>(0, reserved - allocated);
     ev.AddInt64(s_available_, available);
     // The free share of the segments; the plugin shows 0 without this stat.
     const double held = static_cast<double>(available) + static_cast<double>(allocated);
-    ev.AddDouble(s_fragmentation_, held > 0 ? static_cast<double>(available) / held : 0.0);
+    ev.AddDouble(s_fragmentation_,
+                 NarrowFraction(held > 0 ? static_cast<double>(available) / held : 0.0));
     ev.AddInt64(s_peak_, peak);
     ev.AddInt64(s_requested_, size);
     ev.AddInt64(s_allocation_, size);
@@ -157,9 +181,9 @@ class Emitter {
   xplane::XPlaneBuilder* plane_;
   bool has_times_ = true;
   int64_t base_us_ = 0;
-  std::string allocator_;
+  uint32_t allocator_ = 0;  // Stat metadata named "GPU_<d>_caching" (the ref value).
   uint32_t alloc_md_, dealloc_md_;
-  uint32_t s_allocator_, s_allocated_, s_reserved_, s_available_, s_peak_, s_fragmentation_,
+  uint32_t s_allocator_, s_allocated_, s_available_, s_peak_, s_fragmentation_,
       s_requested_,
       s_allocation_, s_addr_, s_tf_op_, s_region_, s_stack_;
   std::vector<std::pair<uint32_t, uint32_t>> stack_refs_;  // (tf_op, frames) metadata by stack.
@@ -179,10 +203,17 @@ MemorySnapshotSummary ConvertSnapshotToXSpace(const Snapshot& snapshot, xplane::
   for (const DeviceMemory& m : summary.analysis.devices) {
     summary.memory_events += emitter.Emit(m);
     ooms += m.ooms;
-    std::vector<std::string> stacks;
-    stacks.reserve(m.live_at_peak.size());
-    for (const LiveBlock& b : m.live_at_peak) stacks.push_back(StackText(snapshot, b.stack));
-    summary.live_at_peak_stacks.push_back(std::move(stacks));
+    // Each distinct stack once: a peak may hold millions of blocks of a few
+    // stacks.
+    for (const LiveBlock& b : m.live_at_peak) {
+      if (b.stack == 0 || b.stack >= snapshot.stacks.size()) continue;
+      if (summary.stack_texts.size() <= b.stack) {
+        summary.stack_texts.resize(snapshot.stacks.size());
+      }
+      if (summary.stack_texts[b.stack].empty()) {
+        summary.stack_texts[b.stack] = StackText(snapshot, b.stack);
+      }
+    }
   }
   for (const std::string& w : summary.analysis.warnings) {
     emitter.builder().AddWarning(absl::StrCat("memory snapshot: ", w));

@@ -43,13 +43,23 @@ struct MemorySnapshotOptions {
 // What the snapshot says (for `report` and `inspect`), besides the XSpace.
 struct MemorySnapshotSummary {
   memory_snapshot::SnapshotAnalysis analysis;
-  // The blocks live at each device's peak with their stacks, as text:
-  // live_at_peak_stacks[device index in analysis.devices][block index].
-  std::vector<std::vector<std::string>> live_at_peak_stacks;
+  // The stacks of the blocks live at each device's peak, as text (frames
+  // innermost first, one per line), indexed by stack id
+  // (LiveBlock::stack); "" for the stacks of no such block.
+  std::vector<std::string> stack_texts;
   int64_t trace_events = 0;
   int64_t memory_events = 0;  // XSpace events written.
   int64_t segments = 0;
   int64_t distinct_stacks = 0;
+
+  // The stack text of block `block` of analysis.devices[device].live_at_peak
+  // ("" when out of range or without frames).
+  absl::string_view LiveAtPeakStack(size_t device, size_t block) const {
+    if (device >= analysis.devices.size()) return "";
+    if (block >= analysis.devices[device].live_at_peak.size()) return "";
+    const uint32_t stack = analysis.devices[device].live_at_peak[block].stack;
+    return stack < stack_texts.size() ? absl::string_view(stack_texts[stack]) : "";
+  }
 };
 
 // Reads `path` and fills `space` (through XSpaceBuilder, finalized). Errors

@@ -43,6 +43,8 @@ struct MemEvent {
   std::string name;
   std::string allocator;
   int64_t allocated = 0, reserved = 0, available = 0, peak = 0, size = 0;
+  double fragmentation = -1;
+  bool has_reserved = false, allocator_is_ref = false;
   std::string tf_op, stack, region;
 };
 
@@ -58,9 +60,16 @@ std::vector<MemEvent> MemoryEvents(const xplane::XSpaceData& space, int64_t line
       m.name = std::string(e.name());
       e.ForEachStat([&](const xplane::XStatVisitor& s) {
         absl::string_view n = s.name();
-        if (n == "allocator_name") m.allocator = std::string(s.StrOrRefValue());
+        if (n == "allocator_name") {
+          m.allocator = std::string(s.StrOrRefValue());
+          m.allocator_is_ref = s.kind() == xplane::StatKind::kRef;
+        }
         if (n == "bytes_allocated") m.allocated = s.IntValue();
-        if (n == "bytes_reserved") m.reserved = s.IntValue();
+        if (n == "bytes_reserved") {
+          m.reserved = s.IntValue();
+          m.has_reserved = true;
+        }
+        if (n == "fragmentation") m.fragmentation = s.DoubleValue();
         if (n == "bytes_available") m.available = s.IntValue();
         if (n == "peak_bytes_in_use") m.peak = s.IntValue();
         if (n == "allocation_bytes") m.size = s.IntValue();
@@ -103,8 +112,8 @@ TEST(MemorySnapshotTest, SmallSnapshotAnalysis) {
     EXPECT_EQ(d0.ooms, 1);
     EXPECT_EQ(devices[1].peak_allocated_bytes, 3 * kMiB);
     EXPECT_TRUE(c.summary.analysis.has_times);
-    ASSERT_EQ(c.summary.live_at_peak_stacks[0].size(), 4u);
-    EXPECT_THAT(c.summary.live_at_peak_stacks[0][0],
+    ASSERT_EQ(c.summary.analysis.devices[0].live_at_peak.size(), 4u);
+    EXPECT_THAT(c.summary.LiveAtPeakStack(0, 0),
                 HasSubstr("c10/cuda/CUDACachingAllocator.cpp:1181:malloc\n"));
 
     std::vector<MemEvent> events = MemoryEvents(c.space, 0);
@@ -114,6 +123,10 @@ TEST(MemorySnapshotTest, SmallSnapshotAnalysis) {
     for (const MemEvent& e : events) {
       peak = std::max(peak, e.peak);
       EXPECT_EQ(e.allocator, "GPU_0_caching");
+      // Written once as stat metadata, referred to by every event.
+      EXPECT_TRUE(e.allocator_is_ref);
+      // Missing means 0 to the plugin; not written, to keep events small.
+      EXPECT_FALSE(e.has_reserved);
     }
     EXPECT_EQ(peak, 25 * kMiB);
     EXPECT_EQ(events[0].region, std::string(kBeforeRecordingRegion));
@@ -121,6 +134,8 @@ TEST(MemorySnapshotTest, SmallSnapshotAnalysis) {
     EXPECT_EQ(events.back().allocated, 9 * kMiB);
     EXPECT_EQ(events.back().available, 31 * kMiB);  // 40 MiB reserved.
     EXPECT_EQ(events.back().reserved, 0);
+    // 31 / 40 MiB free in the segments, to within the 20-bit mantissa kept.
+    EXPECT_NEAR(events.back().fragmentation, 31.0 / 40.0, 1e-6);
     EXPECT_THAT(events[2].tf_op, testing::MatchesRegex("/home/u/train.py:4[0-9]:step[0-9]"));
     EXPECT_THAT(events[2].stack, HasSubstr("torch/nn/modules/linear.py:125:forward\n"));
     EXPECT_THAT(c.space.warnings, testing::Contains(HasSubstr("1 out-of-memory")));
@@ -190,6 +205,34 @@ TEST(MemorySnapshotTest, PeakEqualsIndependentRunningSum) {
     }
     EXPECT_GT(lines, 0);
   }
+}
+
+// Names go into XSpace string fields, which must be UTF-8: each byte that
+// starts no valid sequence becomes U+FFFD (converters/common/utf8.h), the
+// rest of the name is kept.
+TEST(MemorySnapshotTest, InvalidUtf8InNamesBecomesReplacementCharacters) {
+  auto str = [](absl::string_view s) {
+    std::string out = "X";
+    const uint32_t n = static_cast<uint32_t>(s.size());
+    for (int i = 0; i < 4; ++i) out.push_back(static_cast<char>((n >> (8 * i)) & 0xff));
+    return out + std::string(s);
+  };
+  // {"segments": [], "device_traces": [[{"action": "alloc", "addr": 16,
+  //  "size": 32, "frames": [{"filename": "a\xffb.py", "line": 5,
+  //  "name": "f\xc3"}]}]]} in protocol 2.
+  const std::string bytes =
+      "\x80\x02}(" + str("segments") + "]" + str("device_traces") + "]]}(" + str("action") +
+      str("alloc") + str("addr") + "K\x10" + str("size") + "K\x20" + str("frames") + "]}(" +
+      str("filename") + str("a\xff" "b.py") + str("line") + "K\x05" + str("name") +
+      str("f\xc3") + "uauaau.";
+  absl::StatusOr<memory_snapshot::Snapshot> s =
+      memory_snapshot::ReadMemorySnapshot(bytes, "utf8.pickle");
+  ASSERT_TRUE(s.ok()) << s.status();
+  ASSERT_EQ(s->events.size(), 1u);
+  ASSERT_EQ(s->frames.size(), 1u);
+  EXPECT_EQ(s->strings[s->frames[0].filename], "a\xEF\xBF\xBD" "b.py");
+  EXPECT_EQ(s->strings[s->frames[0].name], "f\xEF\xBF\xBD");
+  EXPECT_EQ(s->stacks[s->events[0].stack].size(), 1u);
 }
 
 TEST(MemorySnapshotTest, BadInputsNameTheFileAndPlace) {

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <limits>
+#include <utility>
+#include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
@@ -465,11 +467,30 @@ XSpaceData XSpaceSplit::ExtractPart(size_t index) const {
       }
       q.stats.push_back(c);
     }
+    // The part's events, stats and wide values per line, counted first so
+    // that each vector is allocated once at its final size: a part of
+    // millions of events would otherwise regrow (and copy) its largest
+    // vectors, holding up to twice their size while the whole space is
+    // still in memory.
+    std::vector<std::pair<size_t, size_t>> line_counts(plane.lines.size());  // Events, stats.
+    size_t part_wide = 0;
     for (size_t l = 0; l < plane.lines.size(); ++l) {
       const Line& line = plane.lines[l];
       const std::vector<uint32_t>& slots = slot_[p][l];
-      size_t count = 0;
-      for (uint32_t slot : slots) count += part_of_slot_[slot] == index;
+      for (size_t i = 0; i < line.events.size(); ++i) {
+        if (part_of_slot_[slots[i]] != index) continue;
+        ++line_counts[l].first;
+        for (const Stat& s : line.event_stats(i)) {
+          ++line_counts[l].second;
+          part_wide += s.is_wide();
+        }
+      }
+    }
+    q.wide_values.reserve(q.wide_values.size() + part_wide);
+    for (size_t l = 0; l < plane.lines.size(); ++l) {
+      const Line& line = plane.lines[l];
+      const std::vector<uint32_t>& slots = slot_[p][l];
+      const size_t count = line_counts[l].first;
       if (count == 0 && !line.events.empty()) continue;  // All its events are elsewhere.
       Line& m = q.lines.emplace_back();
       m.id = line.id;
@@ -479,6 +500,7 @@ XSpaceData XSpaceSplit::ExtractPart(size_t index) const {
       m.timestamp_ns = line.timestamp_ns;
       m.duration_ps = line.duration_ps;
       m.events.reserve(count);
+      m.stats.reserve(line_counts[l].second);
       int64_t line_end = 0;
       for (size_t i = 0; i < line.events.size(); ++i) {
         if (part_of_slot_[slots[i]] != index) continue;

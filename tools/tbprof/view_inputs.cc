@@ -281,6 +281,12 @@ absl::StatusOr<size_t> ForEachViewInput(const std::vector<std::string>& inputs,
     std::optional<views::ReportAppendix> appendix;
     if (loaded->memory_snapshot_summary.has_value()) {
       const converters::MemorySnapshotSummary& summary = *loaded->memory_snapshot_summary;
+      // A snapshot has no GPU planes (only memory events on /host:CPU), so
+      // the run environment would say "CPU": name its CUDA devices instead.
+      tensorflow::profiler::OverviewPageRunEnvironment* env =
+          computed->overview.mutable_run_environment();
+      env->set_device_type(converters::MemorySnapshotDeviceType(summary));
+      env->set_device_core_count(static_cast<int32_t>(summary.analysis.devices.size()));
       appendix = views::ReportAppendix{host,
                                        "memory_snapshot",
                                        "memory snapshot",

@@ -49,11 +49,34 @@ std::vector<size_t> SampleTimeline(const TimeOrderedSnaps& snaps, int64_t max_nu
   return picked;
 }
 
+// A row of the breakdown at the peak before merging: a live allocation
+// (index >= 0: its place in time order) or a special one (index =
+// -(special index + 1)), with what rows are sorted and merged by. The texts
+// view the XSpace's strings or the special allocation's proto, so a trace
+// with millions of live blocks sorts 64-byte rows, not protos.
+struct Row {
+  int64_t index = 0;
+  int64_t allocation_bytes = 0;
+  int64_t requested_bytes = 0;
+  SnapTexts texts;
+};
+
 std::tuple<int64_t, int64_t, absl::string_view, absl::string_view, absl::string_view,
            absl::string_view>
-RowKey(const MemoryActivityMetadata& m) {
-  return {-m.allocation_bytes(), -m.requested_bytes(), m.tf_op_name(),
-          m.region_type(),       m.data_type(),        m.tensor_shape()};
+RowKey(const Row& r) {
+  return {-r.allocation_bytes, -r.requested_bytes,   r.texts.tf_op,
+          r.texts.region_type, r.texts.data_type, r.texts.tensor_shape};
+}
+
+// Allocation and requested bytes of snapshot `snap`, read from its event.
+void ReadRowBytes(uint32_t snap, const SnapContext& context, Row* row) {
+  context.EventOf(snap).ForEachStat([&](const xplane::XStatVisitor& stat) {
+    if (stat.type() == xplane::StatType::kAllocationBytes) {
+      row->allocation_bytes = stat.IntOrUintValue();
+    } else if (stat.type() == xplane::StatType::kRequestedBytes) {
+      row->requested_bytes = stat.IntOrUintValue();
+    }
+  });
 }
 
 MemoryActivityMetadata SpecialAllocation(int64_t bytes, absl::string_view op,
@@ -83,7 +106,7 @@ void AddActiveAllocations(const TimeOrderedSnaps& snaps, const SnapContext& cont
   // Allocations of the peak step still live at the peak time.
   int64_t unmapped_bytes = peak.heap_bytes;
   int64_t unmatched_dealloc_bytes = 0;
-  absl::flat_hash_map<uint32_t, size_t> live;  // Address index -> snap index.
+  absl::flat_hash_map<uint64_t, size_t> live;  // Address -> snap index.
   for (size_t i = 0; i < snaps.size() && snaps[i].time_ps <= peak_snap.time_ps; ++i) {
     const Snap& s = snaps[i];
     if (s.step != peak_step) continue;
@@ -101,35 +124,40 @@ void AddActiveAllocations(const TimeOrderedSnaps& snaps, const SnapContext& cont
   }
   unmapped_bytes -= unmatched_dealloc_bytes;
 
-  // Rows: (snapshot index or -(special index + 1), metadata).
-  std::vector<std::pair<int64_t, MemoryActivityMetadata>> rows;
+  std::vector<Row> rows;
   rows.reserve(live.size() + 2);
   for (const auto& [address, index] : live) {
-    MemoryProfileSnapshot tmp;
-    FillSnapshot(snaps.order[index], snaps[index], context, &tmp);
-    rows.emplace_back(static_cast<int64_t>(index), std::move(*tmp.mutable_activity_metadata()));
+    Row& row = rows.emplace_back();
+    row.index = static_cast<int64_t>(index);
+    ReadRowBytes(snaps.order[index], context, &row);
+    row.texts = (*context.texts)[snaps[index].texts];
   }
   auto add_special = [&](int64_t bytes, absl::string_view op, absl::string_view region) {
     MemoryActivityMetadata* special = out->add_special_allocations();
     *special = SpecialAllocation(bytes, op, region, context.step_ids->Get(peak_step));
-    rows.emplace_back(-static_cast<int64_t>(out->special_allocations_size()), *special);
+    // The proto's strings stay put while `out` lives (repeated message
+    // fields own their elements).
+    rows.push_back({-static_cast<int64_t>(out->special_allocations_size()),
+                    special->allocation_bytes(), special->requested_bytes(),
+                    {special->tf_op_name(), special->region_type(), special->data_type(),
+                     special->tensor_shape()}});
   };
   if (unmapped_bytes > 0) {
     add_special(unmapped_bytes, "unused preallocated device memory", "persist/dynamic");
   }
   if (peak.stack_bytes > 0) add_special(peak.stack_bytes, "stack", "stack");
-  std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) {
-    auto ka = RowKey(a.second), kb = RowKey(b.second);
+  std::sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
+    auto ka = RowKey(a), kb = RowKey(b);
     if (ka != kb) return ka < kb;
-    return a.first < b.first;
+    return a.index < b.index;
   });
 
   // Merge identical rows; keep the first row's snapshot.
   for (size_t i = 0; i < rows.size();) {
     size_t j = i + 1;
-    while (j < rows.size() && RowKey(rows[j].second) == RowKey(rows[i].second)) ++j;
+    while (j < rows.size() && RowKey(rows[j]) == RowKey(rows[i])) ++j;
     ActiveAllocation* row = out->add_active_allocations();
-    const int64_t index = rows[i].first;
+    const int64_t index = rows[i].index;
     if (index < 0) {
       row->set_snapshot_index(index);
       row->set_special_index(-index - 1);
@@ -161,7 +189,7 @@ void BuildAllocatorProfile(Snap* all_snaps, absl::Span<uint32_t> order,
   int64_t last_valid_step = -1;
   StepFinder::Cursor cursor;
   StepIds& step_ids = *context.step_ids;
-  absl::flat_hash_map<uint32_t, size_t> allocation_at;  // Address index -> snap index.
+  absl::flat_hash_map<uint64_t, size_t> allocation_at;  // Address -> snap index.
   size_t peak_index = 0;
   uint32_t peak_step = step_ids.Intern(0);
   for (size_t i = 0; i < snaps.size(); ++i) {

@@ -22,7 +22,7 @@
 namespace tbprof::views::memory_profile {
 
 // Values that a Snap holds as 4-byte indices: each distinct value once,
-// index 0 is `first` (kInvalidStepId, address 0). Interning repeats of the
+// index 0 is `first` (kInvalidStepId). Interning repeats of the
 // last value costs no hash lookup (a step's events come together).
 template <typename T>
 class InternedValues {
@@ -47,22 +47,23 @@ class InternedValues {
   T last_value_;
   uint32_t last_index_ = 0;
 };
-using StepIds = InternedValues<int64_t>;       // Index 0: kInvalidStepId.
-using AddressIds = InternedValues<uint64_t>;  // Index 0: address 0.
+using StepIds = InternedValues<int64_t>;  // Index 0: kInvalidStepId.
 
-// One memory event in the passes over all of them (32 bytes: a trace may
-// hold millions). It keeps what those passes need; the few snapshots that
+// One memory event in the passes over all of them (40 bytes: a trace may
+// hold millions). The address is kept whole, not interned: a trace may hold
+// millions of distinct addresses (a memory snapshot of a long run), and a
+// hash table of them cost more memory and time than 8 bytes per event. It keeps what those passes need; the few snapshots that
 // are output, and the events of the peak step, read the other stats from
 // the event again (found by the snapshot's index, which is its place in
 // plane order: see SnapContext).
 struct Snap {
   int64_t time_ps = 0;   // XEvent.offset_ps: relative to its line's timestamp.
   int64_t in_use = 0;    // bytes_reserved + bytes_allocated (stack + heap).
+  uint64_t address = 0;  // The `addr` stat.
   // Index into SnapContext::step_ids: of the `group_id` stat when read (0,
   // kInvalidStepId, without one); of the step id once BuildAllocatorProfile
   // has run.
   uint32_t step = 0;
-  uint32_t address = 0;  // Index into SnapContext::addresses.
   uint32_t texts = 0;  // Index into the SnapTextTable (a deallocation's are
                        // its allocation's once BuildAllocatorProfile has run).
   uint32_t allocator : 31;  // Index into the allocators' memory ids.
@@ -70,7 +71,7 @@ struct Snap {
 
   Snap() : allocator(0), is_allocation(0) {}
 };
-static_assert(sizeof(Snap) <= 32, "Snap must stay compact");
+static_assert(sizeof(Snap) <= 40, "Snap must stay compact");
 
 // What the per-allocator work reads besides the snapshots: the host plane
 // (to read an event's stats again) and the tables the snapshots index.
@@ -79,7 +80,6 @@ struct SnapContext {
   const SnapTextTable* texts;
   DataTypeNames* data_types;
   StepIds* step_ids;
-  const AddressIds* addresses;
   std::vector<int64_t> line_begin_ps;  // Per host line: its start in space time.
   // The event of snapshot i (all snapshots in plane order) is event
   // memory_events[i] of the line whose snapshots end first after i.

@@ -23,7 +23,6 @@
 
 namespace tbprof::views {
 
-using memory_profile::AddressIds;
 using memory_profile::AllocatorStat;
 using memory_profile::AllocatorSummary;
 using memory_profile::BuildAllocatorProfile;
@@ -130,8 +129,7 @@ MemoryProfile ConvertXSpaceToMemoryProfile(const xplane::XSpaceData& space,
   SnapTextTable texts;
   DataTypeNames data_types;
   StepIds step_ids(kInvalidStepId);
-  AddressIds addresses(0);
-  SnapContext context{&plane, &texts, &data_types, &step_ids, &addresses, {}, {}, {}};
+  SnapContext context{&plane, &texts, &data_types, &step_ids, {}, {}, {}};
   context.line_begin_ps.reserve(plane.num_lines());
   context.memory_events = std::move(memory_events);
   context.line_memory_end = std::move(line_memory_end);
@@ -163,7 +161,7 @@ MemoryProfile ConvertXSpaceToMemoryProfile(const xplane::XSpaceData& space,
       snap.time_ps = event.offset_ps();
       snap.in_use = stats.in_use();
       snap.step = step_ids.Intern(stats.group_id);
-      snap.address = addresses.Intern(stats.address);
+      snap.address = stats.address;
       snap.texts = texts.Intern(stats.texts);
       snap.allocator = last_allocator;
       snap.is_allocation = event.host_event_type() == xplane::HostEventType::kMemoryAllocation;

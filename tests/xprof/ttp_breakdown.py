@@ -11,23 +11,13 @@ with the plugin's own RunLoader, as TensorBoard does.
 """
 
 import json
-import os
 import sys
-import tempfile
+
+from ttp_load import load_profile
 
 
 def main():
-  from torch_tb_profiler import io as tb_io  # pylint: disable=import-outside-toplevel
-  from torch_tb_profiler.profiler import RunLoader  # pylint: disable=import-outside-toplevel
-  trace = os.path.abspath(sys.argv[1])
-  with tempfile.TemporaryDirectory() as tmp:
-    run_dir = os.path.join(tmp, 'run')
-    os.makedirs(run_dir)
-    name = 'worker.pt.trace.json' + ('.gz' if trace.endswith('.gz') else '')
-    os.symlink(trace, os.path.join(run_dir, name))
-    cache = tb_io.Cache(os.path.join(tmp, 'cache'))
-    run = RunLoader('peer', run_dir, cache).load()
-    overview = run.get_profile('worker', 'default').overview
+  overview = load_profile(sys.argv[1]).overview
   cols = overview['steps']['columns']
   names = [c['name'] for c in cols[1:] if c.get('type') == 'number']
   steps = []

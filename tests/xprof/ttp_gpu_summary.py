@@ -10,26 +10,17 @@ reads RunProfile.gpu_summary, the rows of its overview's "GPU Summary".
 """
 
 import json
-import os
 import re
 import sys
-import tempfile
+
+from ttp_load import load_profile
 
 TITLES = {'GPU Utilization': 'util', 'Est. SM Efficiency': 'sm_eff',
           'Est. Achieved Occupancy': 'occ'}
 
 
 def main():
-  from torch_tb_profiler import io as tb_io  # pylint: disable=import-outside-toplevel
-  from torch_tb_profiler.profiler import RunLoader  # pylint: disable=import-outside-toplevel
-  trace = os.path.abspath(sys.argv[1])
-  with tempfile.TemporaryDirectory() as tmp:
-    run_dir = os.path.join(tmp, 'run')
-    os.makedirs(run_dir)
-    name = 'worker.pt.trace.json' + ('.gz' if trace.endswith('.gz') else '')
-    os.symlink(trace, os.path.join(run_dir, name))
-    run = RunLoader('peer', run_dir, tb_io.Cache(os.path.join(tmp, 'cache'))).load()
-    rows = run.get_profile('worker', 'default').gpu_summary
+  rows = load_profile(sys.argv[1]).gpu_summary
   out, gpu = {}, None
   for row in rows:
     m = re.match(r'GPU (\d+):$', row['title'])

@@ -35,22 +35,12 @@ absl::StatusOr<std::string> Serialize(const google::protobuf::Message& message) 
   return bytes;
 }
 
-// The steps' time windows (each step's span on its first core), over which
-// the GPU summary is computed, as torch-tb-profiler does.
-std::vector<TimeWindow> StepWindows(const tensorflow::profiler::StepDatabaseResult& step_db) {
-  std::vector<TimeWindow> windows;
-  for (const auto& per_core : step_db.step_sequence()) {
-    const tensorflow::profiler::StepInfoResult* info = nullptr;
-    uint32_t best_core = UINT32_MAX;
-    for (const auto& [core, result] : per_core.step_info_per_core()) {
-      if (core < best_core) {
-        best_core = core;
-        info = &result;
-      }
-    }
-    if (info == nullptr || info->duration_ps() == 0) continue;
-    const int64_t begin = static_cast<int64_t>(info->begin_ps());
-    windows.push_back({begin, begin + static_cast<int64_t>(info->duration_ps())});
+// The steps' time windows, over which the GPU summary is computed, as
+// torch-tb-profiler does.
+std::vector<TimeInterval> StepWindows(const tensorflow::profiler::StepDatabaseResult& step_db) {
+  std::vector<TimeInterval> windows;
+  for (const StepSpan& step : StepSpansOnFirstCore(step_db)) {
+    windows.push_back({step.begin_ps, step.begin_ps + step.duration_ps});
   }
   return windows;
 }

@@ -11,6 +11,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/strip.h"
 #include "converters/common/collective_stats.h"
+#include "converters/views/common/time_intervals.h"
 #include "converters/views/distributed/collective_bandwidth.h"
 #include "converters/views/distributed/collective_launch_metadata.h"
 #include "converters/views/steps/event_type_span.h"
@@ -25,53 +26,7 @@ using xplane::XEventVisitor;
 using xplane::XPlaneVisitor;
 using xplane::XStatVisitor;
 
-struct Interval {
-  int64_t begin_ps;
-  int64_t end_ps;
-};
-
-// Sorts and merges overlapping or touching intervals.
-void MergeIntervals(std::vector<Interval>* v) {
-  std::sort(v->begin(), v->end(),
-            [](const Interval& a, const Interval& b) { return a.begin_ps < b.begin_ps; });
-  size_t out = 0;
-  for (const Interval& i : *v) {
-    if (out > 0 && i.begin_ps <= (*v)[out - 1].end_ps) {
-      (*v)[out - 1].end_ps = std::max((*v)[out - 1].end_ps, i.end_ps);
-    } else {
-      (*v)[out++] = i;
-    }
-  }
-  v->resize(out);
-}
-
-// Intersection of two merged interval lists (merged).
-std::vector<Interval> Intersect(const std::vector<Interval>& a, const std::vector<Interval>& b) {
-  std::vector<Interval> out;
-  size_t i = 0, j = 0;
-  while (i < a.size() && j < b.size()) {
-    const int64_t begin = std::max(a[i].begin_ps, b[j].begin_ps);
-    const int64_t end = std::min(a[i].end_ps, b[j].end_ps);
-    if (begin < end) out.push_back({begin, end});
-    if (a[i].end_ps < b[j].end_ps) {
-      ++i;
-    } else {
-      ++j;
-    }
-  }
-  return out;
-}
-
-// Time of merged list `v` inside [begin, end).
-int64_t CoveredPs(const std::vector<Interval>& v, int64_t begin, int64_t end) {
-  auto it = std::upper_bound(v.begin(), v.end(), begin,
-                             [](int64_t t, const Interval& i) { return t < i.end_ps; });
-  int64_t total = 0;
-  for (; it != v.end() && it->begin_ps < end; ++it) {
-    total += std::min(end, it->end_ps) - std::max(begin, it->begin_ps);
-  }
-  return total;
-}
+using Interval = TimeInterval;
 
 enum class DeviceClass : uint8_t { kOther, kCompute, kCollective };
 
@@ -183,20 +138,11 @@ tbprof::RankComms ConvertXSpaceToRankComms(
             });
 
   // Step windows.
-  for (const auto& per_core : step_db.step_sequence()) {
-    const tensorflow::profiler::StepInfoResult* info = nullptr;
-    uint32_t best_core = UINT32_MAX;
-    for (const auto& [core, result] : per_core.step_info_per_core()) {
-      if (core < best_core) {
-        best_core = core;
-        info = &result;
-      }
-    }
-    if (info == nullptr || info->duration_ps() == 0) continue;
+  for (const StepSpan& span : StepSpansOnFirstCore(step_db)) {
     tbprof::RankStep* step = out.add_steps();
-    step->set_step_num(per_core.step_num());
-    step->set_begin_ps(static_cast<int64_t>(info->begin_ps()));
-    step->set_duration_ps(static_cast<int64_t>(info->duration_ps()));
+    step->set_step_num(span.step_num);
+    step->set_begin_ps(span.begin_ps);
+    step->set_duration_ps(span.duration_ps);
   }
   MergeIntervals(&compute);
   MergeIntervals(&comm);
@@ -217,7 +163,7 @@ tbprof::RankComms ConvertXSpaceToRankComms(
             [](const tbprof::RankStep& a, const tbprof::RankStep& b) {
               return a.begin_ps() < b.begin_ps();
             });
-  const std::vector<Interval> both = Intersect(compute, comm);
+  const std::vector<Interval> both = IntersectIntervals(compute, comm);
   for (tbprof::RankStep& step : *out.mutable_steps()) {
     const int64_t begin = step.begin_ps(), end = begin + step.duration_ps();
     const int64_t c = CoveredPs(compute, begin, end);

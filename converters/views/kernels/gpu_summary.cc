@@ -23,58 +23,31 @@ struct KernelSpan {
   bool tensor_core;
 };
 
-// Sorts and merges overlapping or touching windows.
-void MergeWindows(std::vector<TimeWindow>* v) {
-  std::sort(v->begin(), v->end(),
-            [](const TimeWindow& a, const TimeWindow& b) { return a.begin_ps < b.begin_ps; });
-  size_t out = 0;
-  for (const TimeWindow& w : *v) {
-    if (w.end_ps <= w.begin_ps) continue;
-    if (out > 0 && w.begin_ps <= (*v)[out - 1].end_ps) {
-      (*v)[out - 1].end_ps = std::max((*v)[out - 1].end_ps, w.end_ps);
-    } else {
-      (*v)[out++] = w;
-    }
-  }
-  v->resize(out);
-}
-
-// Time of [begin, end) inside the merged `windows`.
-int64_t InWindows(const std::vector<TimeWindow>& windows, int64_t begin, int64_t end) {
-  auto it = std::upper_bound(windows.begin(), windows.end(), begin,
-                             [](int64_t t, const TimeWindow& w) { return t < w.end_ps; });
-  int64_t total = 0;
-  for (; it != windows.end() && it->begin_ps < end; ++it) {
-    total += std::min(end, it->end_ps) - std::max(begin, it->begin_ps);
-  }
-  return total;
-}
-
 double Percent(double part, double whole) { return whole > 0 ? 100.0 * part / whole : 0; }
 
 // The device's summary, or nothing when no kernel time falls in the window.
 std::optional<tbprof::GpuDeviceSummary> SummarizeDevice(std::vector<KernelSpan>* kernels,
-                                                        const std::vector<TimeWindow>& steps,
+                                                        const std::vector<TimeInterval>& steps,
                                                         int64_t sm_count) {
   if (kernels->empty()) return std::nullopt;
   std::sort(kernels->begin(), kernels->end(),
             [](const KernelSpan& a, const KernelSpan& b) { return a.begin_ps < b.begin_ps; });
-  std::vector<TimeWindow> span;
+  std::vector<TimeInterval> span;
   if (steps.empty()) {
     int64_t end = kernels->front().end_ps;
     for (const KernelSpan& k : *kernels) end = std::max(end, k.end_ps);
     span.push_back({kernels->front().begin_ps, end});
   }
-  const std::vector<TimeWindow>& windows = steps.empty() ? span : steps;
+  const std::vector<TimeInterval>& windows = steps.empty() ? span : steps;
   int64_t window_ps = 0;
-  for (const TimeWindow& w : windows) window_ps += w.end_ps - w.begin_ps;
+  for (const TimeInterval& w : windows) window_ps += w.end_ps - w.begin_ps;
 
   int64_t kernel_ps = 0, busy_ps = 0, tensor_core_ps = 0, occupancy_ps = 0;
   double sm_weighted = 0, occupancy_weighted = 0;
   bool sm_known = sm_count > 0;
   int64_t busy_begin = 0, busy_end = -1;  // The merged interval being built.
   for (const KernelSpan& k : *kernels) {
-    const int64_t t = InWindows(windows, k.begin_ps, k.end_ps);
+    const int64_t t = CoveredPs(windows, k.begin_ps, k.end_ps);
     kernel_ps += t;
     if (k.tensor_core) tensor_core_ps += t;
     if (k.sm_fraction < 0) {
@@ -87,14 +60,14 @@ std::optional<tbprof::GpuDeviceSummary> SummarizeDevice(std::vector<KernelSpan>*
       occupancy_ps += t;
     }
     if (k.begin_ps > busy_end) {
-      if (busy_end > busy_begin) busy_ps += InWindows(windows, busy_begin, busy_end);
+      if (busy_end > busy_begin) busy_ps += CoveredPs(windows, busy_begin, busy_end);
       busy_begin = k.begin_ps;
       busy_end = k.end_ps;
     } else {
       busy_end = std::max(busy_end, k.end_ps);
     }
   }
-  if (busy_end > busy_begin) busy_ps += InWindows(windows, busy_begin, busy_end);
+  if (busy_end > busy_begin) busy_ps += CoveredPs(windows, busy_begin, busy_end);
   if (kernel_ps == 0) return std::nullopt;
 
   tbprof::GpuDeviceSummary d;
@@ -115,9 +88,9 @@ std::optional<tbprof::GpuDeviceSummary> SummarizeDevice(std::vector<KernelSpan>*
 }  // namespace
 
 tbprof::GpuSummary ComputeGpuSummary(const xplane::XSpaceData& space,
-                                     std::vector<TimeWindow> windows) {
+                                     std::vector<TimeInterval> windows) {
   tbprof::GpuSummary summary;
-  MergeWindows(&windows);
+  MergeIntervals(&windows);
   summary.set_window_from_steps(!windows.empty());
   const int64_t base_ns = xplane::SpaceBaseNs(space);
   absl::flat_hash_map<std::pair<const char*, size_t>, converters::KernelDetails> details_cache;

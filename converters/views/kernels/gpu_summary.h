@@ -15,22 +15,18 @@
 #include <cstdint>
 #include <vector>
 
+#include "converters/views/common/time_intervals.h"
 #include "proto/operator_stats.pb.h"
 #include "src/xplane/xspace_data.h"
 
 namespace tbprof::views {
-
-struct TimeWindow {
-  int64_t begin_ps = 0;
-  int64_t end_ps = 0;
-};
 
 // `windows`: the steps (any order, may overlap); empty: per device, the span
 // from its first kernel's start to its last kernel's end. A device without
 // kernels in the window is left out. Single pass over the GPU events plus a
 // sort of each device's kernel intervals; never fails.
 tbprof::GpuSummary ComputeGpuSummary(const xplane::XSpaceData& space,
-                                     std::vector<TimeWindow> windows);
+                                     std::vector<TimeInterval> windows);
 
 }  // namespace tbprof::views
 

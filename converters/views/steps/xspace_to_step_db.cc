@@ -569,4 +569,24 @@ absl::StatusOr<StepAnalysis> ConvertXSpaceToStepAnalysis(const xplane::XSpaceDat
   return analysis;
 }
 
+std::vector<StepSpan> StepSpansOnFirstCore(
+    const tensorflow::profiler::StepDatabaseResult& step_db) {
+  std::vector<StepSpan> spans;
+  for (const auto& per_core : step_db.step_sequence()) {
+    const tensorflow::profiler::StepInfoResult* info = nullptr;
+    uint32_t best_core = UINT32_MAX;
+    for (const auto& [core, result] : per_core.step_info_per_core()) {
+      if (core < best_core) {
+        best_core = core;
+        info = &result;
+      }
+    }
+    if (info == nullptr || info->duration_ps() == 0) continue;
+    spans.push_back({static_cast<int64_t>(per_core.step_num()),
+                     static_cast<int64_t>(info->begin_ps()),
+                     static_cast<int64_t>(info->duration_ps())});
+  }
+  return spans;
+}
+
 }  // namespace tbprof::views

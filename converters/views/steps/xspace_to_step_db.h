@@ -36,6 +36,9 @@
 #ifndef TBPROF_CONVERTERS_VIEWS_STEPS_XSPACE_TO_STEP_DB_H_
 #define TBPROF_CONVERTERS_VIEWS_STEPS_XSPACE_TO_STEP_DB_H_
 
+#include <cstdint>
+#include <vector>
+
 #include "absl/status/statusor.h"
 #include "converters/views/steps/view_metrics.h"
 #include "proto/op_stats.pb.h"
@@ -82,6 +85,18 @@ bool IsDerivedLine(int64_t line_id, absl::string_view line_name);
 // ("CUDA sync ...") that tbprof's Kineto converter writes. They are left out
 // of the steps and the top ops (the plugin would read them as streams).
 bool IsDeviceAnnotationLine(absl::string_view line_name);
+
+// One step of the step database as a time span: the step's span on its
+// lowest-numbered core (times relative to xplane::SpaceBaseNs()).
+struct StepSpan {
+  int64_t step_num = 0;
+  int64_t begin_ps = 0;
+  int64_t duration_ps = 0;
+};
+// The steps of `step_db` in its order; steps without a span (no core, or
+// zero duration) are left out.
+std::vector<StepSpan> StepSpansOnFirstCore(
+    const tensorflow::profiler::StepDatabaseResult& step_db);
 
 }  // namespace tbprof::views
 

@@ -38,7 +38,8 @@ import pytest
 
 import conftest
 from conftest import captured_files, xprof_capture, CaptureClient
-from test_ui import PLUGIN_PREFIX, Server, _console_script, _http_get
+from test_ui import PLUGIN_PREFIX, Server, _console_script
+from ui_helpers import _http_get
 
 CAPTURE_ROUTE = PLUGIN_PREFIX + '/capture_profile'
 DURATION_MS = 1000

@@ -6,8 +6,11 @@ one the tab's Overview shows (tbprof's with-host breakdown, `tbprof report
 --json --breakdown=with-host`), step by step on the steps both keep:
 
 - the step time is the same within STEP_TOLERANCE (0.1%);
-- each category, as a share of the step, is within CATEGORY_TOLERANCE_PTS
-  (3.0 percentage points). docs/views.md says where the differences come from.
+- each category, as a share of the step, is within its CATEGORY_TOLERANCE_PTS
+  (percentage points of the step): Kernel + Memset and CPU Exec 0.01 (equal
+  since zero-length kernels stopped counting as busy time: the union of the
+  step's kernels and memsets), Memcpy and Runtime 0.1, DataLoader and Other
+  0.5. docs/views.md says where the differences come from.
 
 Categories: Kernel + Memset = device compute (tbprof counts memsets as
 compute, as xprof does), Memcpy = host-to-device + device-to-host +
@@ -34,7 +37,17 @@ import conftest
 import tab_fixtures
 
 STEP_TOLERANCE = 0.001
-CATEGORY_TOLERANCE_PTS = 3.0
+# Measured on steps 17-20 (largest |difference|): Kernel+Memset 0.00, CPU Exec
+# 0.00, Memcpy 0.05, Runtime 0.05, DataLoader 0.43, Other 0.43.
+CATEGORY_TOLERANCE_PTS = {
+    'Kernel+Memset': 0.01,
+    'Memcpy': 0.1,
+    'Communication': 0.01,
+    'Runtime': 0.1,
+    'DataLoader': 0.5,
+    'CPU Exec': 0.01,
+    'Other': 0.5,
+}
 # torch-tb-profiler category -> the tbprof stepDetails fields it corresponds to.
 MAPPING = {
     'Kernel+Memset': ('deviceComputeMs',),
@@ -98,8 +111,8 @@ def test_resnet_workers0_breakdown_agrees_with_torch_tb_profiler():
             f'{pts:+.2f} pts')
   print('largest difference per category (percentage points of the step): ' +
         json.dumps({k: round(v, 2) for k, v in worst.items()}))
-  over = {k: v for k, v in worst.items() if v > CATEGORY_TOLERANCE_PTS}
-  assert not over, f'over {CATEGORY_TOLERANCE_PTS} points: {over}'
+  over = {k: v for k, v in worst.items() if v > CATEGORY_TOLERANCE_PTS[k]}
+  assert not over, f'over the tolerance {CATEGORY_TOLERANCE_PTS} (points): {over}'
 
 
 GPU_TOLERANCE_PTS = 0.5

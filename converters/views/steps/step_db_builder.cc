@@ -79,7 +79,8 @@ void StepDbBuilder::AddMemoryTransfer(int32_t group, EventType type, int64_t dur
 }
 
 StepDbBuilder::Result StepDbBuilder::Build(const std::vector<StepGroup>& groups,
-                                           StepWindowMode mode, bool drop_incomplete_steps) {
+                                           StepWindowMode mode, bool drop_incomplete_steps,
+                                           bool xprof_zero_length_quirk) {
   Result result;
   const size_t num_groups = groups.size();
   if (num_groups > 0) EnsureGroup(static_cast<int32_t>(num_groups - 1));
@@ -155,6 +156,7 @@ StepDbBuilder::Result StepDbBuilder::Build(const std::vector<StepGroup>& groups,
   });
 
   OverlapResolver resolver;
+  resolver.set_xprof_zero_length_quirk(xprof_zero_length_quirk);
   uint64_t compute_16bit_ps = 0, compute_32bit_ps = 0;
   for (const Candidate& c : candidates) {
     const StepGroup& group = groups[c.group];

@@ -65,9 +65,10 @@ class StepDbBuilder {
     int incomplete_steps_dropped = 0;
   };
   // Steps come out ordered by group id. `groups` must cover every group
-  // index passed to the Add* calls.
+  // index passed to the Add* calls. `xprof_zero_length_quirk`: resolve
+  // zero-length spans as xprof does (OverlapResolver::set_xprof_zero_length_quirk).
   Result Build(const std::vector<StepGroup>& groups, StepWindowMode mode,
-               bool drop_incomplete_steps);
+               bool drop_incomplete_steps, bool xprof_zero_length_quirk = false);
 
  private:
   struct Marker {

@@ -555,7 +555,8 @@ absl::StatusOr<StepAnalysis> ConvertXSpaceToStepAnalysis(const xplane::XSpaceDat
   groups.host_event_group = {};  // Only the groups themselves are read below.
 
   StepDbBuilder::Result built =
-      steps.Build(groups.groups, mode, options.drop_incomplete_steps);
+      steps.Build(groups.groups, mode, options.drop_incomplete_steps,
+                  /*xprof_zero_length_quirk=*/options.breakdown == Breakdown::kDeviceOnly);
 
   StepAnalysis analysis;
   analysis.breakdown = options.breakdown;

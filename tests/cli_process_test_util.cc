@@ -18,6 +18,18 @@ namespace tbprof::testing_util {
 
 CliRun RunProgram(const std::string& binary, const std::vector<std::string>& args,
                   const std::string& scratch_dir) {
+  const pid_t pid = StartProgram(binary, args, scratch_dir);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  CliRun run;
+  run.exit_code = ExitCodeOf(status);
+  run.out = ReadFileOrEmpty(scratch_dir + "/stdout");
+  run.err = ReadFileOrEmpty(scratch_dir + "/stderr");
+  return run;
+}
+
+pid_t StartProgram(const std::string& binary, const std::vector<std::string>& args,
+                   const std::string& scratch_dir) {
   const std::string out_path = scratch_dir + "/stdout", err_path = scratch_dir + "/stderr";
   std::vector<char*> argv;
   argv.push_back(const_cast<char*>(binary.c_str()));
@@ -32,13 +44,11 @@ CliRun RunProgram(const std::string& binary, const std::vector<std::string>& arg
     ::execv(binary.c_str(), argv.data());
     ::_exit(127);
   }
-  int status = 0;
-  ::waitpid(pid, &status, 0);
-  CliRun run;
-  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  run.out = ReadFileOrEmpty(out_path);
-  run.err = ReadFileOrEmpty(err_path);
-  return run;
+  return pid;
+}
+
+int ExitCodeOf(int wait_status) {
+  return WIFEXITED(wait_status) ? WEXITSTATUS(wait_status) : 128 + WTERMSIG(wait_status);
 }
 
 std::string ReadFileOrEmpty(const std::string& path) {

@@ -4,6 +4,8 @@
 #ifndef TBPROF_TESTS_CLI_PROCESS_TEST_UTIL_H_
 #define TBPROF_TESTS_CLI_PROCESS_TEST_UTIL_H_
 
+#include <sys/types.h>
+
 #include <string>
 #include <vector>
 
@@ -18,6 +20,18 @@ struct CliRun {
 // must exist) receives the files "stdout" and "stderr".
 CliRun RunProgram(const std::string& binary, const std::vector<std::string>& args,
                   const std::string& scratch_dir);
+
+// RunProgram without the wait, for a test that talks to the process while it
+// runs (reads its output so far, sends it signals): starts `binary` with
+// `args` (no shell), its stdout and stderr going to the files "stdout" and
+// "stderr" in `scratch_dir` (which must exist), and returns its pid at once.
+// The caller reaps it (waitpid) and may turn the status into an exit code
+// with ExitCodeOf.
+pid_t StartProgram(const std::string& binary, const std::vector<std::string>& args,
+                   const std::string& scratch_dir);
+// A waitpid status as CliRun::exit_code: the exit status, or 128 + the signal
+// number when the process was killed by a signal.
+int ExitCodeOf(int wait_status);
 
 // The whole file, "" when it cannot be read.
 std::string ReadFileOrEmpty(const std::string& path);

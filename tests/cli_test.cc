@@ -2,10 +2,7 @@
 // up in the log directory, on handwritten bad inputs and on the real traces
 // in ../shared/testdata.
 #include <dirent.h>
-#include <fcntl.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
@@ -14,7 +11,6 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -30,6 +26,7 @@
 #include "src/base/output_file.h"
 #include "src/capture/capture_records.h"
 #include "src/capture/raw_capture_writer.h"
+#include "tests/cli_process_test_util.h"
 
 namespace tbprof {
 namespace {
@@ -41,27 +38,17 @@ using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 using ::testing::SizeIs;
 using ::testing::StartsWith;
+using testing_util::CliRun;
+using testing_util::ReadFileOrEmpty;
 
 const std::string kTestdata = TBPROF_SHARED_TESTDATA;
-
-struct RunResult {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
-
-std::string ReadAll(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
-}
 
 void WriteFile(const std::string& path, const std::string& contents) {
   std::ofstream out(path, std::ios::binary);
   out << contents;
 }
 
+// lstat, unlike testing_util::PathExists: a dangling symlink exists.
 bool Exists(const std::string& path) {
   struct stat st;
   return ::lstat(path.c_str(), &st) == 0;
@@ -130,13 +117,11 @@ void ExpectOnlyHostFiles(const std::vector<std::string>& files) {
 class CliTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::string pattern = ::testing::TempDir() + "/cli_test_XXXXXX";
-    ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
-    dir_ = pattern;
+    dir_ = testing_util::MakeTempDirectory("cli_test_");
+    ASSERT_FALSE(dir_.empty());
     logdir_ = dir_ + "/tb";
-    std::string io = ::testing::TempDir() + "/cli_test_io_XXXXXX";
-    ASSERT_NE(::mkdtemp(io.data()), nullptr);
-    io_dir_ = io;
+    io_dir_ = testing_util::MakeTempDirectory("cli_test_io_");
+    ASSERT_FALSE(io_dir_.empty());
   }
 
   void TearDown() override {
@@ -146,32 +131,12 @@ class CliTest : public ::testing::Test {
   }
 
   // Runs tbprof with `args`; stdout/stderr are captured through files.
-  RunResult Run(const std::vector<std::string>& args) {
-    std::string out_path = io_dir_ + "/stdout", err_path = io_dir_ + "/stderr";
-    pid_t pid = ::fork();
-    if (pid == 0) {
-      int out = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-      int err = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-      ::dup2(out, 1);
-      ::dup2(err, 2);
-      std::vector<char*> argv;
-      argv.push_back(const_cast<char*>(TBPROF_CLI_PATH));
-      for (const std::string& arg : args) argv.push_back(const_cast<char*>(arg.c_str()));
-      argv.push_back(nullptr);
-      ::execv(TBPROF_CLI_PATH, argv.data());
-      ::_exit(127);
-    }
-    int status = 0;
-    ::waitpid(pid, &status, 0);
-    RunResult result;
-    result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    result.out = ReadAll(out_path);
-    result.err = ReadAll(err_path);
-    return result;
+  CliRun Run(const std::vector<std::string>& args) {
+    return testing_util::RunProgram(TBPROF_CLI_PATH, args, io_dir_);
   }
 
   // Expects a failure with one error line naming `name`, and an untouched logdir.
-  void ExpectCleanFailure(const RunResult& r, const std::string& name, const std::string& what) {
+  void ExpectCleanFailure(const CliRun& r, const std::string& name, const std::string& what) {
     EXPECT_EQ(r.exit_code, 1) << r.err;
     EXPECT_THAT(Lines(r.err), SizeIs(1)) << r.err;
     EXPECT_THAT(r.err, StartsWith("tbprof: error: "));
@@ -204,11 +169,11 @@ std::vector<std::string> PlaneNames(const tensorflow::profiler::XSpace& space) {
 // ---- help and usage ----------------------------------------------------------
 
 TEST_F(CliTest, HelpListsCommandsWithExamples) {
-  RunResult r = Run({"--help"});
+  CliRun r = Run({"--help"});
   EXPECT_EQ(r.exit_code, 0);
   EXPECT_THAT(r.out, AllOf(HasSubstr("convert"), HasSubstr("inspect"), HasSubstr("Examples")));
   for (const char* command : {"convert", "inspect"}) {
-    RunResult help = Run({command, "--help"});
+    CliRun help = Run({command, "--help"});
     EXPECT_EQ(help.exit_code, 0) << command;
     EXPECT_THAT(help.out, AllOf(HasSubstr("Usage: tbprof "), HasSubstr("Examples:")));
     EXPECT_EQ(Run({"help", command}).out, help.out);
@@ -232,7 +197,7 @@ TEST_F(CliTest, UsageErrorsExitTwo) {
       {"inspect"},
   };
   for (const auto& args : cases) {
-    RunResult r = Run(args);
+    CliRun r = Run(args);
     EXPECT_EQ(r.exit_code, 2) << absl::StrJoin(args, " ") << "\n" << r.err;
     EXPECT_THAT(r.err, HasSubstr("tbprof")) << absl::StrJoin(args, " ");
   }
@@ -306,11 +271,11 @@ TEST_F(CliTest, UnwritableLogdir) {
   // A path below a regular file cannot be created, even by root.
   WriteFile(dir_ + "/a.json", "{\"traceEvents\": []}");
   WriteFile(dir_ + "/plain_file", "x");
-  RunResult r = Run({"convert", dir_ + "/a.json", "--logdir", dir_ + "/plain_file/tb"});
+  CliRun r = Run({"convert", dir_ + "/a.json", "--logdir", dir_ + "/plain_file/tb"});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_THAT(Lines(r.err), SizeIs(1));
   EXPECT_THAT(r.err, AllOf(StartsWith("tbprof: error: "), HasSubstr("plain_file")));
-  EXPECT_EQ(ReadAll(dir_ + "/plain_file"), "x");
+  EXPECT_EQ(ReadFileOrEmpty(dir_ + "/plain_file"), "x");
 }
 
 // --strict keeps all-or-nothing; without it the good inputs are published
@@ -319,8 +284,8 @@ TEST_F(CliTest, OneBadInputOfManyWritesNothingWithStrict) {
   SKIP_WITHOUT_TESTDATA();
   WriteFile(dir_ + "/bad.json", "{\"traceEvents\": [");
   ASSERT_EQ(::mkdir(logdir_.c_str(), 0755), 0);
-  RunResult r = Run({"convert", kTestdata + "/kineto/h100_bert_small_inference.json.gz",
-                     dir_ + "/bad.json", "--logdir", logdir_, "--run", "r", "--strict"});
+  CliRun r = Run({"convert", kTestdata + "/kineto/h100_bert_small_inference.json.gz",
+                  dir_ + "/bad.json", "--logdir", logdir_, "--run", "r", "--strict"});
   ExpectCleanFailure(r, "bad.json", "");
   EXPECT_TRUE(Exists(logdir_)) << "a logdir that existed before stays";
 }
@@ -330,7 +295,7 @@ TEST_F(CliTest, OneBadInputOfManyWritesNothingWithStrict) {
 TEST_F(CliTest, ConvertsBertTrace) {
   SKIP_WITHOUT_TESTDATA();
   const std::string input = kTestdata + "/kineto/h100_bert_small_inference.json.gz";
-  RunResult r = Run({"convert", input, "--logdir", logdir_, "--run", "bert"});
+  CliRun r = Run({"convert", input, "--logdir", logdir_, "--run", "bert"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const std::vector<std::string> all_files = ListTree(RunDir("bert"));
   ExpectOnlyHostFiles(all_files);
@@ -345,22 +310,23 @@ TEST_F(CliTest, ConvertsBertTrace) {
   EXPECT_THAT(r.out, AllOf(HasSubstr("/device:GPU:0"), HasSubstr("steps:")));
 
   // A second conversion into the same run refuses to overwrite...
-  std::string before = ReadAll(RunDir("bert") + "/" + files[0]);
-  RunResult again = Run({"convert", input, "--logdir", logdir_, "--run", "bert"});
+  std::string before = ReadFileOrEmpty(RunDir("bert") + "/" + files[0]);
+  CliRun again = Run({"convert", input, "--logdir", logdir_, "--run", "bert"});
   EXPECT_EQ(again.exit_code, 1);
   EXPECT_THAT(again.err, AllOf(HasSubstr(files[0]), HasSubstr("--force")));
   EXPECT_EQ(ListTree(RunDir("bert")), all_files);
   // ...unless forced.
-  RunResult forced = Run({"convert", input, "--logdir", logdir_, "--run", "bert", "--force"});
+  CliRun forced = Run({"convert", input, "--logdir", logdir_, "--run", "bert", "--force"});
   EXPECT_EQ(forced.exit_code, 0) << forced.err;
   EXPECT_EQ(ListTree(RunDir("bert")), all_files);
-  EXPECT_EQ(ReadAll(RunDir("bert") + "/" + files[0]), before) << "conversion is deterministic";
+  EXPECT_EQ(ReadFileOrEmpty(RunDir("bert") + "/" + files[0]), before)
+      << "conversion is deterministic";
 }
 
 TEST_F(CliTest, QuietPrintsOnlyPathsAndHostOverride) {
   SKIP_WITHOUT_TESTDATA();
-  RunResult r = Run({"convert", kTestdata + "/kineto/h100_qwen_inference.json.gz", "--logdir",
-                     logdir_, "--run", "q", "--host", "gpu-node.7", "--quiet"});
+  CliRun r = Run({"convert", kTestdata + "/kineto/h100_qwen_inference.json.gz", "--logdir",
+                  logdir_, "--run", "q", "--host", "gpu-node.7", "--quiet"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, RunDir("q") + "/gpu-node.7.xplane.pb\n");
   EXPECT_EQ(r.err, "");
@@ -370,8 +336,8 @@ TEST_F(CliTest, QuietPrintsOnlyPathsAndHostOverride) {
 
 TEST_F(CliTest, TimingsListEveryPhaseOnStderr) {
   SKIP_WITHOUT_TESTDATA();
-  RunResult r = Run({"convert", kTestdata + "/kineto/h100_qwen_inference.json.gz", "--logdir",
-                     logdir_, "--run", "t", "--host", "qwen", "--quiet", "--timings"});
+  CliRun r = Run({"convert", kTestdata + "/kineto/h100_qwen_inference.json.gz", "--logdir",
+                  logdir_, "--run", "t", "--host", "qwen", "--quiet", "--timings"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, RunDir("t") + "/qwen.xplane.pb\n");
   EXPECT_THAT(r.err, HasSubstr("tbprof: phase timings:"));
@@ -389,8 +355,8 @@ TEST_F(CliTest, TimingsListEveryPhaseOnStderr) {
 
 TEST_F(CliTest, DefaultRunNameIsTimestamp) {
   SKIP_WITHOUT_TESTDATA();
-  RunResult r = Run({"convert", kTestdata + "/kineto/h100_bert_small_inference.json.gz",
-                     "--logdir", logdir_, "--quiet"});
+  CliRun r = Run({"convert", kTestdata + "/kineto/h100_bert_small_inference.json.gz",
+                  "--logdir", logdir_, "--quiet"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   std::vector<std::string> runs = ListTree(logdir_ + "/plugins/profile");
   ASSERT_GE(runs.size(), 1u);
@@ -401,8 +367,8 @@ TEST_F(CliTest, DefaultRunNameIsTimestamp) {
 
 TEST_F(CliTest, DirectoryOfRanksBecomesOneRunWithEightHosts) {
   SKIP_WITHOUT_TESTDATA();
-  RunResult r = Run({"convert", kTestdata + "/kineto/dlrm_8ranks", "--logdir", logdir_, "--run",
-                     "dlrm"});
+  CliRun r = Run({"convert", kTestdata + "/kineto/dlrm_8ranks", "--logdir", logdir_, "--run",
+                  "dlrm"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   ExpectOnlyHostFiles(ListTree(RunDir("dlrm")));
   std::vector<std::string> files = XPlaneFiles(ListTree(RunDir("dlrm")));
@@ -417,7 +383,7 @@ TEST_F(CliTest, DirectoryOfRanksBecomesOneRunWithEightHosts) {
   EXPECT_THAT(r.out, HasSubstr("with 8 hosts"));
 
   // inspect takes the run directory: the eight XSpaces, not the view files beside them.
-  RunResult inspect = Run({"inspect", RunDir("dlrm")});
+  CliRun inspect = Run({"inspect", RunDir("dlrm")});
   ASSERT_EQ(inspect.exit_code, 0) << inspect.err;
   size_t sections = 0;
   for (size_t at = inspect.out.find("TensorBoard profile tools ("); at != std::string::npos;
@@ -433,7 +399,7 @@ TEST_F(CliTest, XSpaceInputsAreCopiedWithoutLoss) {
     SCOPED_TRACE(name);
     const std::string input = kTestdata + "/xspace/" + name + ".xplane.pb";
     const std::string run = std::string("x_") + name;
-    RunResult r = Run({"convert", input, "--logdir", logdir_, "--run", run});
+    CliRun r = Run({"convert", input, "--logdir", logdir_, "--run", run});
     ASSERT_EQ(r.exit_code, 0) << r.err;
     ExpectOnlyHostFiles(ListTree(RunDir(run)));
     std::vector<std::string> files = XPlaneFiles(ListTree(RunDir(run)));
@@ -484,7 +450,7 @@ std::string WriteStepCapture(const std::string& path) {
 
 TEST_F(CliTest, ConvertsCollectorCapture) {
   const std::string input = WriteStepCapture(dir_ + "/gpu-node.4242.tbcap");
-  RunResult r = Run({"convert", input, "--logdir", logdir_, "--run", "cap"});
+  CliRun r = Run({"convert", input, "--logdir", logdir_, "--run", "cap"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   ExpectOnlyHostFiles(ListTree(RunDir("cap")));
   EXPECT_THAT(XPlaneFiles(ListTree(RunDir("cap"))), ElementsAre("gpu-node.xplane.pb"));
@@ -501,12 +467,12 @@ TEST_F(CliTest, BrokenCapture) {
 
 TEST_F(CliTest, InspectExplainsTools) {
   SKIP_WITHOUT_TESTDATA();
-  RunResult r = Run({"inspect", kTestdata + "/kineto/h100_bert_small_inference.json.gz"});
+  CliRun r = Run({"inspect", kTestdata + "/kineto/h100_bert_small_inference.json.gz"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, AllOf(HasSubstr("/host:CPU"), HasSubstr("/device:GPU:0"),
                            HasSubstr("kernel_stats"), HasSubstr("overview_page"),
                            HasSubstr("memory_profile"), HasSubstr("Steps")));
-  RunResult json = Run({"inspect", "--json", kTestdata + "/xspace/jax08_mi300x8_conv.xplane.pb"});
+  CliRun json = Run({"inspect", "--json", kTestdata + "/xspace/jax08_mi300x8_conv.xplane.pb"});
   ASSERT_EQ(json.exit_code, 0) << json.err;
   EXPECT_THAT(json.out, AllOf(StartsWith("{\"source\":"), HasSubstr("\"tools\":[")));
   EXPECT_THAT(ListTree(dir_), IsEmpty()) << "inspect writes nothing";
@@ -519,21 +485,22 @@ TEST_F(CliTest, ReportSaysWhichBreakdownItShows) {
   SKIP_WITHOUT_TESTDATA();
   const std::string input =
       kTestdata + "/kineto/resnet50_v100_dataloader_workers0.pt.trace.json.gz";
-  RunResult r = Run({"report", "--width", "200", input});
+  CliRun r = Run({"report", "--width", "200", input});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("Step time includes host activity (tbprof's default): 150.8 ms "
                                "per step"));
   EXPECT_THAT(r.out, HasSubstr("xprof's overview counts device events only: 118.3 ms per step, "
                                "input 1.7 ms"));
-  RunResult device = Run({"report", "--width", "200", "--breakdown=device-only", input});
+  CliRun device = Run({"report", "--width", "200", "--breakdown=device-only", input});
   ASSERT_EQ(device.exit_code, 0) << device.err;
   EXPECT_THAT(device.out, HasSubstr("Step time counts device events only, as xprof's overview "
                                     "does: 118.3 ms per step"));
-  RunResult html = Run({"report", "--html", dir_ + "/r.html", input});
+  CliRun html = Run({"report", "--html", dir_ + "/r.html", input});
   ASSERT_EQ(html.exit_code, 0) << html.err;
-  EXPECT_THAT(ReadAll(dir_ + "/r.html"), HasSubstr("xprof's overview counts device events only"));
+  EXPECT_THAT(ReadFileOrEmpty(dir_ + "/r.html"),
+              HasSubstr("xprof's overview counts device events only"));
   // inspect says why xprof's own overview shows "All Others" for this file.
-  RunResult inspect = Run({"inspect", input});
+  CliRun inspect = Run({"inspect", input});
   ASSERT_EQ(inspect.exit_code, 0) << inspect.err;
   EXPECT_THAT(inspect.out, HasSubstr("no step-time graph: xprof marks a run as training only "
                                      "from XLA HLO"));
@@ -541,7 +508,7 @@ TEST_F(CliTest, ReportSaysWhichBreakdownItShows) {
 
 TEST_F(CliTest, InspectBadInput) {
   WriteFile(dir_ + "/empty.xplane.pb", "");
-  RunResult r = Run({"inspect", dir_ + "/empty.xplane.pb"});
+  CliRun r = Run({"inspect", dir_ + "/empty.xplane.pb"});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_THAT(r.err, AllOf(StartsWith("tbprof: error: "), HasSubstr("empty.xplane.pb")));
 }
@@ -562,12 +529,12 @@ TEST_F(CliTest, ForceRemovesStalePartRunsOfTheHostsItRewrites) {
     return Run(args);
   };
   for (const char* host : {"a", "b"}) {
-    RunResult r = convert(host, "140", false);
+    CliRun r = convert(host, "140", false);
     ASSERT_EQ(r.exit_code, 0) << r.err;
     EXPECT_THAT(r.err, HasSubstr("split into 3 runs of 2 steps each (r_part1..3)"));
   }
   // Without --force nothing changes: the host exists.
-  RunResult r = convert("a", "160", false);
+  CliRun r = convert("a", "160", false);
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_THAT(r.err, HasSubstr("--force"));
   EXPECT_TRUE(Exists(RunDir("r_part3") + "/a.xplane.pb"));
@@ -615,8 +582,8 @@ TEST_F(CliTest, ForceThatFailsLeavesTheOldParts) {
   SKIP_WITHOUT_TESTDATA();
   const std::string trace =
       kTestdata + "/kineto/resnet50_v100_dataloader_workers0.pt.trace.json.gz";
-  RunResult r = Run({"convert", trace, "--logdir", logdir_, "--run", "r", "--host", "a",
-                     "--no-views", "--quiet", "--tensorboard-budget-mb", "140"});
+  CliRun r = Run({"convert", trace, "--logdir", logdir_, "--run", "r", "--host", "a",
+                  "--no-views", "--quiet", "--tensorboard-budget-mb", "140"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   WriteFile(dir_ + "/bad.json", "{\"traceEvents\": [");
   r = Run({"convert", dir_ + "/bad.json", "--logdir", logdir_, "--run", "r", "--host", "a",

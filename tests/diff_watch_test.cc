@@ -2,7 +2,6 @@
 // in common, HTML in headless Chromium when there is one) and `tbprof watch`
 // (files appearing at once, slowly and half-written, bad files, SIGINT and
 // SIGTERM, a directory that disappears), running the tbprof binary.
-#include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -14,7 +13,6 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -24,6 +22,7 @@
 #include "absl/strings/str_split.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/cli_process_test_util.h"
 
 namespace tbprof {
 namespace {
@@ -35,6 +34,8 @@ using ::testing::IsEmpty;
 using ::testing::Not;
 using ::testing::SizeIs;
 using ::testing::StartsWith;
+using testing_util::CliRun;
+using testing_util::ReadFileOrEmpty;
 
 const std::string kShared = TBPROF_SHARED_TESTDATA;
 const std::string kFixtures = std::string(TBPROF_SOURCE_DIR) + "/testdata/chrome_json";
@@ -52,13 +53,6 @@ bool Exists(const std::string& path) {
 #define SKIP_WITHOUT_TESTDATA()                                                      \
   if (!Exists(kResnet0) || !Exists(kDlrm)) GTEST_SKIP() << "no traces in " << kShared; \
   static_assert(true, "")
-
-std::string ReadAll(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
-}
 
 void WriteFile(const std::string& path, const std::string& contents) {
   std::ofstream out(path, std::ios::binary);
@@ -126,18 +120,11 @@ std::string SyntheticTrace(const std::vector<int>& steps_us,
   return absl::StrCat("{\"traceEvents\":[\n", events, "\n]}\n");
 }
 
-struct RunResult {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
-
 class DiffWatchTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::string pattern = ::testing::TempDir() + "/diff_watch_test_XXXXXX";
-    ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
-    dir_ = pattern;
+    dir_ = testing_util::MakeTempDirectory("diff_watch_test_");
+    ASSERT_FALSE(dir_.empty());
     logdir_ = dir_ + "/tb";
     traces_ = dir_ + "/traces";
     ASSERT_EQ(::mkdir(traces_.c_str(), 0755), 0);
@@ -155,23 +142,11 @@ class DiffWatchTest : public ::testing::Test {
   void Start(const std::vector<std::string>& args) {
     out_path_ = dir_ + "/stdout";
     err_path_ = dir_ + "/stderr";
-    pid_ = ::fork();
-    if (pid_ == 0) {
-      int out = ::open(out_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-      int err = ::open(err_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-      ::dup2(out, 1);
-      ::dup2(err, 2);
-      std::vector<char*> argv;
-      argv.push_back(const_cast<char*>(TBPROF_CLI_PATH));
-      for (const std::string& arg : args) argv.push_back(const_cast<char*>(arg.c_str()));
-      argv.push_back(nullptr);
-      ::execv(TBPROF_CLI_PATH, argv.data());
-      ::_exit(127);
-    }
+    pid_ = testing_util::StartProgram(TBPROF_CLI_PATH, args, dir_);
   }
 
   // Waits for the started process (at most `timeout_s`, then kills it).
-  RunResult Wait(int timeout_s = 120) {
+  CliRun Wait(int timeout_s = 120) {
     int status = 0;
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_s);
     while (::waitpid(pid_, &status, WNOHANG) == 0) {
@@ -184,14 +159,14 @@ class DiffWatchTest : public ::testing::Test {
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
     pid_ = -1;
-    RunResult result;
-    result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    result.out = ReadAll(out_path_);
-    result.err = ReadAll(err_path_);
+    CliRun result;
+    result.exit_code = testing_util::ExitCodeOf(status);
+    result.out = ReadFileOrEmpty(out_path_);
+    result.err = ReadFileOrEmpty(err_path_);
     return result;
   }
 
-  RunResult Run(const std::vector<std::string>& args) {
+  CliRun Run(const std::vector<std::string>& args) {
     Start(args);
     return Wait();
   }
@@ -202,7 +177,9 @@ class DiffWatchTest : public ::testing::Test {
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_s);
     while (std::chrono::steady_clock::now() < deadline) {
       size_t n = 0;
-      for (const std::string& line : Lines(ReadAll(out_path_))) n += absl::StrContains(line, text);
+      for (const std::string& line : Lines(ReadFileOrEmpty(out_path_))) {
+        n += absl::StrContains(line, text);
+      }
       if (n >= lines) return true;
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
@@ -222,7 +199,7 @@ class DiffWatchTest : public ::testing::Test {
 TEST_F(DiffWatchTest, DiffOfTheResnetTracesShowsTheInputWaitGone) {
   SKIP_WITHOUT_TESTDATA();
   const std::string html = dir_ + "/diff.html";
-  RunResult r = Run({"diff", kResnet0, kResnet4, "--quiet", "--html", html, "--width", "100"});
+  CliRun r = Run({"diff", kResnet0, kResnet4, "--quiet", "--html", html, "--width", "100"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("== Step time"));
   EXPECT_THAT(r.out, HasSubstr("-29.783 (-19.7%)"));
@@ -234,7 +211,7 @@ TEST_F(DiffWatchTest, DiffOfTheResnetTracesShowsTheInputWaitGone) {
   EXPECT_THAT(r.out, HasSubstr("new is 19.7% faster"));
   EXPECT_THAT(r.out, HasSubstr("outside noise"));
   EXPECT_THAT(r.err, HasSubstr("wrote " + html));
-  const std::string page = ReadAll(html);
+  const std::string page = ReadFileOrEmpty(html);
   EXPECT_THAT(page, HasSubstr("id=\"render-status\""));
   EXPECT_THAT(page, HasSubstr("\"noise\":\"outside\""));
 
@@ -248,7 +225,7 @@ TEST_F(DiffWatchTest, DiffOfTheResnetTracesShowsTheInputWaitGone) {
 TEST_F(DiffWatchTest, FailIfSlowerGatesOnTheStepTime) {
   SKIP_WITHOUT_TESTDATA();
   // workers4 -> workers0 is 24.6% slower.
-  RunResult r = Run({"diff", kResnet4, kResnet0, "--quiet", "--fail-if-slower", "5"});
+  CliRun r = Run({"diff", kResnet4, kResnet0, "--quiet", "--fail-if-slower", "5"});
   EXPECT_EQ(r.exit_code, 3) << r.err;
   EXPECT_THAT(r.out, HasSubstr("new is 24.6% slower"));
   EXPECT_THAT(Lines(r.err), SizeIs(1)) << r.err;
@@ -268,7 +245,7 @@ TEST_F(DiffWatchTest, ADifferenceWithinNoiseDoesNotTripTheGate) {
   WriteFile(base, SyntheticTrace({1000, 1000, 1100, 900, 1050, 950, 1000}));
   WriteFile(noisy, SyntheticTrace({1030, 1030, 1130, 930, 1080, 980, 1030}));  // +3%
   WriteFile(slow, SyntheticTrace({1300, 1300, 1400, 1200, 1350, 1250, 1300}));  // +30%
-  RunResult r = Run({"diff", base, noisy, "--fail-if-slower", "1"});
+  CliRun r = Run({"diff", base, noisy, "--fail-if-slower", "1"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("new is 3.0% slower"));
   EXPECT_THAT(r.out, HasSubstr("within noise"));
@@ -287,7 +264,7 @@ TEST_F(DiffWatchTest, ProfilesWithNothingInCommonFailWithOneLine) {
   WriteFile(a, SyntheticTrace({1000, 1000, 1000}, "kernel_a", "aten::add"));
   WriteFile(b, SyntheticTrace({1000, 1000, 1000}, "kernel_b", "aten::mul"));
   // Without steps (--steps none) and no kernel name in common.
-  RunResult r = Run({"diff", a, b, "--steps", "none", "--html", html});
+  CliRun r = Run({"diff", a, b, "--steps", "none", "--html", html});
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_THAT(Lines(r.err), SizeIs(1)) << r.err;
   EXPECT_THAT(r.err, AllOf(StartsWith("tbprof: error: "), HasSubstr(a), HasSubstr(b),
@@ -303,7 +280,7 @@ TEST_F(DiffWatchTest, ProfilesWithNothingInCommonFailWithOneLine) {
 
 TEST_F(DiffWatchTest, DiffBadInputsAndUsage) {
   const std::string good = kFixtures + "/kineto_small.json";
-  RunResult r = Run({"diff", dir_ + "/missing.json", good});
+  CliRun r = Run({"diff", dir_ + "/missing.json", good});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_THAT(Lines(r.err), SizeIs(1)) << r.err;
   EXPECT_THAT(r.err, HasSubstr(dir_ + "/missing.json"));
@@ -341,7 +318,7 @@ TEST_F(DiffWatchTest, DiffHtmlRendersInChromium) {
       dir_, "/chrome --dump-dom 'file://", html, "#selftest' > ", dom, " 2>/dev/null");
   ASSERT_EQ(std::system(command.c_str()), 0) << command;
   // One chart, no script error, the four tables sorted by clicking.
-  EXPECT_THAT(ReadAll(dom), HasSubstr("data-status=\"ok charts=1 errors=0 sorted=4\""));
+  EXPECT_THAT(ReadFileOrEmpty(dom), HasSubstr("data-status=\"ok charts=1 errors=0 sorted=4\""));
 }
 
 // ---------------------------------------------------------------- watch
@@ -363,7 +340,7 @@ TEST_F(DiffWatchTest, WatchOnceConvertsOneRunPerCycleAndSkipsBadFiles) {
   CopyFile(kFixtures + "/invalid.json", traces_ + "/invalid.json");
   CopyFile(kFixtures + "/invalid.json", traces_ + "/.hidden.json");
   CopyFile(kFixtures + "/invalid.json", traces_ + "/w9.1694128201560.pt.trace.json.tmp");
-  RunResult r = Run({"watch", traces_, "--logdir", logdir_, "--once", "--settle", "0.2"});
+  CliRun r = Run({"watch", traces_, "--logdir", logdir_, "--once", "--settle", "0.2"});
   EXPECT_EQ(r.exit_code, 1) << r.err;  // --once with a bad file.
   EXPECT_THAT(Lines(r.out), SizeIs(4)) << r.out;
   EXPECT_THAT(r.err, HasSubstr("tbprof: error: " + traces_ + "/invalid.json: byte 64"));
@@ -400,11 +377,12 @@ TEST_F(DiffWatchTest, WatchConvertsFilesAsTheyAppearSlowlyAndHalfWritten) {
   const std::string rank0 = "rank0.1694128201545.pt.trace.json.gz";
   CopyFile(kDlrm + "/worker0_step_12.1694128201545.pt.trace.json.gz", traces_ + "/.tmp-" + rank0);
   std::filesystem::rename(traces_ + "/.tmp-" + rank0, traces_ + "/" + rank0);
-  ASSERT_TRUE(WaitForOutput("converted " + rank0, 1)) << ReadAll(err_path_);
+  ASSERT_TRUE(WaitForOutput("converted " + rank0, 1)) << ReadFileOrEmpty(err_path_);
 
   // 2. A file written slowly: ten pieces, pauses shorter than --settle.
   const std::string rank1 = "rank1.1694128201556.pt.trace.json.gz";
-  const std::string bytes1 = ReadAll(kDlrm + "/worker1_step_12.1694128201556.pt.trace.json.gz");
+  const std::string bytes1 =
+      ReadFileOrEmpty(kDlrm + "/worker1_step_12.1694128201556.pt.trace.json.gz");
   {
     std::ofstream out(traces_ + "/" + rank1, std::ios::binary);
     for (int i = 0; i < 10; ++i) {
@@ -413,39 +391,42 @@ TEST_F(DiffWatchTest, WatchConvertsFilesAsTheyAppearSlowlyAndHalfWritten) {
       out.flush();
       std::this_thread::sleep_for(std::chrono::milliseconds(150));
       // Not read while it grows.
-      EXPECT_THAT(ReadAll(out_path_), Not(HasSubstr(rank1)));
+      EXPECT_THAT(ReadFileOrEmpty(out_path_), Not(HasSubstr(rank1)));
     }
   }
 
   // 3. A half-written file that stalls longer than --settle: it is read,
   //    does not parse yet, and is read again once complete. No error.
   const std::string rank2 = "rank2.1694128201554.pt.trace.json.gz";
-  const std::string bytes2 = ReadAll(kDlrm + "/worker2_step_12.1694128201554.pt.trace.json.gz");
+  const std::string bytes2 =
+      ReadFileOrEmpty(kDlrm + "/worker2_step_12.1694128201554.pt.trace.json.gz");
   {
     std::ofstream out(traces_ + "/" + rank2, std::ios::binary);
     out.write(bytes2.data(), static_cast<std::streamsize>(bytes2.size() / 2));
     out.flush();
     std::this_thread::sleep_for(std::chrono::milliseconds(1500));
-    EXPECT_THAT(ReadAll(out_path_), Not(HasSubstr(rank2)));
+    EXPECT_THAT(ReadFileOrEmpty(out_path_), Not(HasSubstr(rank2)));
     out.write(bytes2.data() + bytes2.size() / 2,
               static_cast<std::streamsize>(bytes2.size() - bytes2.size() / 2));
   }
 
   // 4. A bad file: one line on stderr, watching goes on.
   WriteFile(traces_ + "/broken.json", "{\"traceEvents\": [ {\"ph\": \"X\" }, ]}");
-  ASSERT_TRUE(WaitForOutput("converted rank", 3)) << ReadAll(out_path_) << ReadAll(err_path_);
+  ASSERT_TRUE(WaitForOutput("converted rank", 3))
+      << ReadFileOrEmpty(out_path_) << ReadFileOrEmpty(err_path_);
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-  while (!absl::StrContains(ReadAll(err_path_), "broken.json") &&
+  while (!absl::StrContains(ReadFileOrEmpty(err_path_), "broken.json") &&
          std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
   // 5. A later file still converts after the bad one.
   CopyFile(kDlrm + "/worker3_step_12.1694128201557.pt.trace.json.gz",
            traces_ + "/rank3.1694128201557.pt.trace.json.gz");
-  ASSERT_TRUE(WaitForOutput("converted rank", 4)) << ReadAll(out_path_) << ReadAll(err_path_);
+  ASSERT_TRUE(WaitForOutput("converted rank", 4))
+      << ReadFileOrEmpty(out_path_) << ReadFileOrEmpty(err_path_);
 
   ::kill(pid_, SIGTERM);
-  RunResult r = Wait();
+  CliRun r = Wait();
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.err, HasSubstr("stopped by SIGTERM: 4 converted, 0 already in the logdir, 1 bad"));
   std::vector<std::string> error_lines;
@@ -466,10 +447,11 @@ TEST_F(DiffWatchTest, WatchConvertsFilesAsTheyAppearSlowlyAndHalfWritten) {
 
 TEST_F(DiffWatchTest, AFileThatStaysTruncatedIsReportedOnceItIsOld) {
   SKIP_WITHOUT_TESTDATA();
-  const std::string bytes = ReadAll(kDlrm + "/worker0_step_12.1694128201545.pt.trace.json.gz");
+  const std::string bytes =
+      ReadFileOrEmpty(kDlrm + "/worker0_step_12.1694128201545.pt.trace.json.gz");
   const std::string cut = traces_ + "/cut.1694128201545.pt.trace.json.gz";
   WriteFile(cut, bytes.substr(0, bytes.size() / 3));
-  RunResult r = Run({"watch", traces_, "--logdir", logdir_, "--once", "--settle", "0.1"});
+  CliRun r = Run({"watch", traces_, "--logdir", logdir_, "--once", "--settle", "0.1"});
   EXPECT_EQ(r.exit_code, 0) << r.err;  // Young: left for later, not an error.
   EXPECT_THAT(r.err, HasSubstr("incomplete"));
   EXPECT_THAT(r.err, HasSubstr("0 converted, 0 already in the logdir, 0 bad, 1 left for later"));
@@ -484,7 +466,7 @@ TEST_F(DiffWatchTest, WatchStopsOnSigintWithASummary) {
   Start({"watch", traces_, "--logdir", logdir_, "--poll", "0.1"});
   std::this_thread::sleep_for(std::chrono::milliseconds(500));
   ::kill(pid_, SIGINT);
-  RunResult r = Wait(30);
+  CliRun r = Wait(30);
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.err, HasSubstr("watching " + traces_));
   EXPECT_THAT(r.err, HasSubstr("stopped by SIGINT: 0 converted"));
@@ -519,7 +501,7 @@ TEST_F(DiffWatchTest, SignalsWhileAFileIsReadLeaveNothingPartial) {
       ::kill(pid_, SIGINT);
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
-    RunResult r = Wait(60);
+    CliRun r = Wait(60);
     // One signal: the file is abandoned after reading (or was converted
     // before the signal); two: the process ends at once while reading.
     const size_t xplanes = XPlaneFiles(logdir_).size();
@@ -540,7 +522,7 @@ TEST_F(DiffWatchTest, WatchFailsWhenTheDirectoryDisappears) {
   Start({"watch", traces_, "--logdir", logdir_, "--poll", "0.1"});
   std::this_thread::sleep_for(std::chrono::milliseconds(400));
   std::filesystem::remove_all(traces_);
-  RunResult r = Wait(30);
+  CliRun r = Wait(30);
   EXPECT_EQ(r.exit_code, 1) << r.err;
   std::vector<std::string> errors;
   for (const std::string& line : Lines(r.err)) {
@@ -557,8 +539,8 @@ TEST_F(DiffWatchTest, WatchFailsWhenTheDirectoryDisappears) {
 TEST_F(DiffWatchTest, WatchSplitsAFileTooLargeForTensorBoard) {
   SKIP_WITHOUT_TESTDATA();
   CopyFile(kResnet0, traces_ + "/model.json.gz");
-  RunResult r = Run({"watch", traces_, "--logdir", logdir_, "--once", "--settle", "0.1",
-                     "--tensorboard-budget-mb", "140"});
+  CliRun r = Run({"watch", traces_, "--logdir", logdir_, "--once", "--settle", "0.1",
+                  "--tensorboard-budget-mb", "140"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("split into 3 runs of 2 steps each (model_part1..3)"));
   EXPECT_THAT(r.out, HasSubstr("model_part1..3/"));
@@ -613,7 +595,7 @@ TEST_F(DiffWatchTest, WatchReadsSplitRunsBackAsOneJob) {
   const std::vector<std::string> watch = {"watch", traces_, "--logdir", logdir_, "--once",
                                           "--settle", "0.1", "--no-views",
                                           "--tensorboard-budget-mb", "140"};
-  RunResult r = Run(watch);
+  CliRun r = Run(watch);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.err, HasSubstr("2 converted, 0 already in the logdir, 0 bad"));
   std::vector<std::string> xplanes = XPlaneFiles(logdir_);
@@ -631,7 +613,7 @@ TEST_F(DiffWatchTest, WatchReadsSplitRunsBackAsOneJob) {
   // The logdir, the run and a part run are the same job of two hosts.
   for (const std::string& input :
        {logdir_, logdir_ + "/" + run, logdir_ + "/" + run + "_part2"}) {
-    RunResult report = Run({"report", input, "--quiet", "--json"});
+    CliRun report = Run({"report", input, "--quiet", "--json"});
     ASSERT_EQ(report.exit_code, 0) << input << "\n" << report.err;
     EXPECT_THAT(report.out, HasSubstr("{\"hosts\":[{\"host\":\"big\""));
     EXPECT_THAT(report.out, HasSubstr("},{\"host\":\"small\""));
@@ -645,7 +627,7 @@ TEST_F(DiffWatchTest, WatchReadsSplitRunsBackAsOneJob) {
 }
 
 TEST_F(DiffWatchTest, WatchUsageErrors) {
-  RunResult r = Run({"watch", traces_});
+  CliRun r = Run({"watch", traces_});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_THAT(r.err, HasSubstr("--logdir is required"));
   r = Run({"watch", dir_ + "/missing", "--logdir", logdir_});

@@ -3,14 +3,7 @@
 // on the real 8-rank DLRM job in ../shared/testdata (per file, as a
 // directory, and after `tbprof convert` as a logdir run), on one rank of it,
 // and on a single-GPU trace (one line saying why there is no view).
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -20,6 +13,7 @@
 #include "google/protobuf/util/json_util.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/cli_process_test_util.h"
 
 namespace tbprof {
 namespace {
@@ -27,62 +21,27 @@ namespace {
 using ::google::protobuf::Struct;
 using ::google::protobuf::Value;
 using ::testing::HasSubstr;
+using testing_util::CliRun;
+using testing_util::PathExists;
+using testing_util::ReadFileOrEmpty;
 
 const std::string kTestdata = TBPROF_SHARED_TESTDATA;
 const std::string kDlrm = kTestdata + "/kineto/dlrm_8ranks";
 
-bool Exists(const std::string& path) {
-  struct stat st;
-  return ::stat(path.c_str(), &st) == 0;
-}
-
-std::string ReadAll(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
-}
-
-struct RunResult {
-  int exit_code = -1;
-  std::string out, err;
-};
-
 class DistributedReportTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (!Exists(kDlrm)) GTEST_SKIP() << "no " << kDlrm;
-    std::string pattern = ::testing::TempDir() + "/distributed_report_XXXXXX";
-    ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
-    dir_ = pattern;
+    if (!PathExists(kDlrm)) GTEST_SKIP() << "no " << kDlrm;
+    dir_ = testing_util::MakeTempDirectory("distributed_report_");
+    ASSERT_FALSE(dir_.empty());
   }
   void TearDown() override {
     std::error_code ignored;
     if (!dir_.empty()) std::filesystem::remove_all(dir_, ignored);
   }
 
-  RunResult Run(const std::vector<std::string>& args) {
-    const std::string out_path = dir_ + "/stdout", err_path = dir_ + "/stderr";
-    pid_t pid = ::fork();
-    if (pid == 0) {
-      int out = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-      int err = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-      ::dup2(out, 1);
-      ::dup2(err, 2);
-      std::vector<char*> argv;
-      argv.push_back(const_cast<char*>(TBPROF_CLI_PATH));
-      for (const std::string& arg : args) argv.push_back(const_cast<char*>(arg.c_str()));
-      argv.push_back(nullptr);
-      ::execv(TBPROF_CLI_PATH, argv.data());
-      ::_exit(127);
-    }
-    int status = 0;
-    ::waitpid(pid, &status, 0);
-    RunResult result;
-    result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    result.out = ReadAll(out_path);
-    result.err = ReadAll(err_path);
-    return result;
+  CliRun Run(const std::vector<std::string>& args) {
+    return testing_util::RunProgram(TBPROF_CLI_PATH, args, dir_);
   }
 
   // The "distributed" member of `tbprof report --json` on `inputs`.
@@ -90,7 +49,7 @@ class DistributedReportTest : public ::testing::Test {
     inputs.insert(inputs.begin(), "report");
     inputs.push_back("--json");
     inputs.push_back("--quiet");
-    RunResult r = Run(inputs);
+    CliRun r = Run(inputs);
     EXPECT_EQ(r.exit_code, 0) << r.err;
     Struct object;
     EXPECT_TRUE(google::protobuf::util::JsonStringToMessage(r.out, &object).ok()) << r.out;
@@ -145,7 +104,7 @@ TEST_F(DistributedReportTest, Dlrm8RanksJson) {
 }
 
 TEST_F(DistributedReportTest, Dlrm8RanksText) {
-  RunResult r = Run({"report", kDlrm, "--width", "80", "--quiet"});
+  CliRun r = Run({"report", kDlrm, "--width", "80", "--quiet"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const size_t at = r.out.find("== Distributed: 8 ranks of 8, nccl ");
   ASSERT_NE(at, std::string::npos) << r.out;
@@ -163,9 +122,9 @@ TEST_F(DistributedReportTest, Dlrm8RanksText) {
 
 TEST_F(DistributedReportTest, Dlrm8RanksHtml) {
   const std::string page = dir_ + "/report.html";
-  RunResult r = Run({"report", kDlrm, "--html", page, "--quiet"});
+  CliRun r = Run({"report", kDlrm, "--html", page, "--quiet"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  const std::string html = ReadAll(page);
+  const std::string html = ReadFileOrEmpty(page);
   EXPECT_THAT(html, HasSubstr("<main id=\"distributed\">"));
   EXPECT_THAT(html, HasSubstr("Average step per rank"));
   EXPECT_THAT(html, HasSubstr("waiting vs moving data"));
@@ -177,7 +136,7 @@ TEST_F(DistributedReportTest, Dlrm8RanksHtml) {
 // what the view needs (distributedInfo, record_param_comms and shapes).
 TEST_F(DistributedReportTest, SameAfterConvert) {
   const std::string logdir = dir_ + "/tb";
-  RunResult c = Run({"convert", kDlrm, "--logdir", logdir, "--run", "r", "--quiet"});
+  CliRun c = Run({"convert", kDlrm, "--logdir", logdir, "--run", "r", "--quiet"});
   ASSERT_EQ(c.exit_code, 0) << c.err;
   const Struct direct = DistributedJson({kDlrm});
   const Struct converted = DistributedJson({logdir + "/plugins/profile/r"});
@@ -209,7 +168,7 @@ TEST_F(DistributedReportTest, OneRankOfEight) {
 
 TEST_F(DistributedReportTest, SingleGpuTraceSaysWhyInOneLine) {
   const std::string trace = kTestdata + "/kineto/h100_bert_small_inference.json.gz";
-  RunResult r = Run({"report", trace, "--width", "80", "--quiet"});
+  CliRun r = Run({"report", trace, "--width", "80", "--quiet"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("\nDistributed one rank, no collective (NCCL/RCCL) kernels: not a "
                                "distributed job\n"));

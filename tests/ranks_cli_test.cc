@@ -3,97 +3,42 @@
 // a bad rank among good ones is named and left out while the others are
 // converted, published and reported (exit status 4), `--strict` keeps
 // all-or-nothing, and nothing half-written ever appears in the logdir.
-#include <dirent.h>
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <algorithm>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "absl/strings/match.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/cli_process_test_util.h"
 
 namespace tbprof {
 namespace {
 
 using ::testing::HasSubstr;
 using ::testing::Not;
+using testing_util::CliRun;
+using testing_util::DirectoryEntries;
+using testing_util::PathExists;
+using testing_util::ReadFileOrEmpty;
 
 const std::string kDlrm = std::string(TBPROF_SHARED_TESTDATA) + "/kineto/dlrm_8ranks";
-
-bool Exists(const std::string& path) {
-  struct stat st;
-  return ::stat(path.c_str(), &st) == 0;
-}
-
-std::string ReadAll(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
-}
-
-// Every entry of `dir`, hidden ones included, sorted.
-std::vector<std::string> Entries(const std::string& dir) {
-  std::vector<std::string> names;
-  if (DIR* d = ::opendir(dir.c_str())) {
-    while (struct dirent* e = ::readdir(d)) {
-      std::string name = e->d_name;
-      if (name != "." && name != "..") names.push_back(name);
-    }
-    ::closedir(d);
-  }
-  std::sort(names.begin(), names.end());
-  return names;
-}
-
-struct RunResult {
-  int exit_code = -1;
-  std::string out, err;
-};
 
 // Runs the tbprof binary in a temporary directory of its own.
 class CliProcessTest : public ::testing::Test {
  protected:
   void MakeTempDir() {
-    std::string pattern = ::testing::TempDir() + "/ranks_cli_XXXXXX";
-    ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
-    dir_ = pattern;
+    dir_ = testing_util::MakeTempDirectory("ranks_cli_");
+    ASSERT_FALSE(dir_.empty());
   }
   void TearDown() override {
     std::error_code ignored;
     if (!dir_.empty()) std::filesystem::remove_all(dir_, ignored);
   }
 
-  RunResult Run(const std::vector<std::string>& args) {
-    const std::string out_path = dir_ + "/stdout", err_path = dir_ + "/stderr";
-    pid_t pid = ::fork();
-    if (pid == 0) {
-      int out = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-      int err = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-      ::dup2(out, 1);
-      ::dup2(err, 2);
-      std::vector<char*> argv;
-      argv.push_back(const_cast<char*>(TBPROF_CLI_PATH));
-      for (const std::string& arg : args) argv.push_back(const_cast<char*>(arg.c_str()));
-      argv.push_back(nullptr);
-      ::execv(TBPROF_CLI_PATH, argv.data());
-      ::_exit(127);
-    }
-    int status = 0;
-    ::waitpid(pid, &status, 0);
-    RunResult result;
-    result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    result.out = ReadAll(out_path);
-    result.err = ReadAll(err_path);
-    return result;
+  CliRun Run(const std::vector<std::string>& args) {
+    return testing_util::RunProgram(TBPROF_CLI_PATH, args, dir_);
   }
 
   std::string dir_;
@@ -102,12 +47,12 @@ class CliProcessTest : public ::testing::Test {
 class RanksCliTest : public CliProcessTest {
  protected:
   void SetUp() override {
-    if (!Exists(kDlrm)) GTEST_SKIP() << "no " << kDlrm;
+    if (!PathExists(kDlrm)) GTEST_SKIP() << "no " << kDlrm;
     MakeTempDir();
     ranks_ = dir_ + "/ranks";
     std::filesystem::create_directory(ranks_);
-    for (const std::string& name : Entries(kDlrm)) {
-      std::string contents = ReadAll(kDlrm + "/" + name);
+    for (const std::string& name : DirectoryEntries(kDlrm)) {
+      std::string contents = ReadFileOrEmpty(kDlrm + "/" + name);
       if (absl::StartsWith(name, "worker3_")) {
         bad_rank_ = ranks_ + "/" + name;
         contents.resize(contents.size() / 3);  // A rank whose job was killed mid-write.
@@ -123,12 +68,12 @@ class RanksCliTest : public CliProcessTest {
 
 TEST_F(RanksCliTest, ConvertLeavesOutABadRankAndPublishesTheOthers) {
   const std::string logdir = dir_ + "/tb";
-  RunResult r = Run({"convert", ranks_, "--logdir", logdir, "--run", "job"});
+  CliRun r = Run({"convert", ranks_, "--logdir", logdir, "--run", "job"});
   EXPECT_EQ(r.exit_code, 4) << r.err;
   // Named once when it fails and once at the end, with the reason.
   EXPECT_THAT(r.err, HasSubstr("skipped " + bad_rank_ + ": truncated gzip"));
   EXPECT_THAT(r.err, HasSubstr("1 of 8 inputs failed and were left out"));
-  const std::vector<std::string> files = Entries(logdir + "/plugins/profile/job");
+  const std::vector<std::string> files = DirectoryEntries(logdir + "/plugins/profile/job");
   int xplanes = 0;
   for (const std::string& name : files) {
     EXPECT_NE(name[0], '.') << "a staged file was left: " << name;
@@ -137,7 +82,7 @@ TEST_F(RanksCliTest, ConvertLeavesOutABadRankAndPublishesTheOthers) {
   }
   EXPECT_EQ(xplanes, 7);
   // The run that was published reads as 7 ranks of a job of 8.
-  RunResult report = Run({"report", logdir, "--quiet", "--width", "100"});
+  CliRun report = Run({"report", logdir, "--quiet", "--width", "100"});
   EXPECT_EQ(report.exit_code, 0) << report.err;
   EXPECT_THAT(report.out, HasSubstr("7 ranks of 8"));
 }
@@ -147,11 +92,11 @@ TEST_F(RanksCliTest, ARankWithoutEventsIsLeftOutWithNothingStaged) {
   std::ofstream(empty) << R"({"traceEvents": []})";
   std::filesystem::remove(bad_rank_);
   const std::string logdir = dir_ + "/tb";
-  RunResult r = Run({"convert", ranks_, "--logdir", logdir, "--run", "job", "--quiet"});
+  CliRun r = Run({"convert", ranks_, "--logdir", logdir, "--run", "job", "--quiet"});
   EXPECT_EQ(r.exit_code, 4) << r.err;
   EXPECT_THAT(r.err, HasSubstr("skipped " + empty + ": no trace events to convert"));
   int xplanes = 0;
-  for (const std::string& name : Entries(logdir + "/plugins/profile/job")) {
+  for (const std::string& name : DirectoryEntries(logdir + "/plugins/profile/job")) {
     EXPECT_NE(name[0], '.') << "a staged file was left: " << name;
     EXPECT_FALSE(absl::StartsWith(name, "worker8_empty")) << name;
     xplanes += absl::EndsWith(name, ".xplane.pb");
@@ -161,36 +106,36 @@ TEST_F(RanksCliTest, ARankWithoutEventsIsLeftOutWithNothingStaged) {
 
 TEST_F(RanksCliTest, ConvertStrictPublishesNothing) {
   const std::string logdir = dir_ + "/tb";
-  RunResult r = Run({"convert", ranks_, "--logdir", logdir, "--run", "job", "--strict"});
+  CliRun r = Run({"convert", ranks_, "--logdir", logdir, "--run", "job", "--strict"});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_THAT(r.err, HasSubstr("tbprof: error: " + bad_rank_ + ": truncated gzip"));
-  EXPECT_FALSE(Exists(logdir + "/plugins/profile/job"));
+  EXPECT_FALSE(PathExists(logdir + "/plugins/profile/job"));
 }
 
 TEST_F(RanksCliTest, ConvertWithEveryInputBadFailsAndPublishesNothing) {
   const std::string logdir = dir_ + "/tb";
   const std::string other = ranks_ + "/copy_of_bad.pt.trace.json.gz";
   std::filesystem::copy_file(bad_rank_, other);
-  RunResult r = Run({"convert", bad_rank_, other, "--logdir", logdir, "--run", "job"});
+  CliRun r = Run({"convert", bad_rank_, other, "--logdir", logdir, "--run", "job"});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_THAT(r.err, HasSubstr("none of the 2 inputs could be converted"));
-  EXPECT_FALSE(Exists(logdir + "/plugins/profile/job"));
+  EXPECT_FALSE(PathExists(logdir + "/plugins/profile/job"));
 }
 
 TEST_F(RanksCliTest, ConvertOfOneBadInputIsAPlainFailure) {
-  RunResult r = Run({"convert", bad_rank_, "--logdir", dir_ + "/tb", "--run", "job"});
+  CliRun r = Run({"convert", bad_rank_, "--logdir", dir_ + "/tb", "--run", "job"});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_THAT(r.err, Not(HasSubstr("skipped")));
-  EXPECT_FALSE(Exists(dir_ + "/tb/plugins/profile/job"));
+  EXPECT_FALSE(PathExists(dir_ + "/tb/plugins/profile/job"));
 }
 
 TEST_F(RanksCliTest, ReportGoesOnPastABadRank) {
-  RunResult r = Run({"report", ranks_, "--quiet", "--width", "100"});
+  CliRun r = Run({"report", ranks_, "--quiet", "--width", "100"});
   EXPECT_EQ(r.exit_code, 4) << r.err;
   EXPECT_THAT(r.err, HasSubstr("skipped " + bad_rank_ + ": truncated gzip"));
   EXPECT_THAT(r.out, HasSubstr("7 ranks of 8"));
 
-  RunResult strict = Run({"report", ranks_, "--quiet", "--strict"});
+  CliRun strict = Run({"report", ranks_, "--quiet", "--strict"});
   EXPECT_EQ(strict.exit_code, 1);
   EXPECT_THAT(strict.err, HasSubstr(bad_rank_));
   EXPECT_EQ(strict.out, "");
@@ -201,11 +146,11 @@ TEST_F(RanksCliTest, ADuplicateRankIsNamedInOneLine) {
   std::filesystem::copy_file(kDlrm + "/" + bad_rank_.substr(bad_rank_.rfind('/') + 1),
                              ranks_ + "/zz_rank3_again.pt.trace.json.gz");
   std::filesystem::copy_file(kDlrm + "/" + bad_rank_.substr(bad_rank_.rfind('/') + 1), bad_rank_);
-  RunResult r = Run({"report", ranks_, "--quiet", "--width", "100"});
+  CliRun r = Run({"report", ranks_, "--quiet", "--width", "100"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   // Every rank counts once: 8 ranks, not 9.
   EXPECT_THAT(r.out, HasSubstr("Distributed: 8 ranks of 8, nccl"));
-  RunResult json = Run({"report", ranks_, "--quiet", "--json"});
+  CliRun json = Run({"report", ranks_, "--quiet", "--json"});
   ASSERT_EQ(json.exit_code, 0) << json.err;
   EXPECT_THAT(json.out, HasSubstr("\"ranksInRun\":\"8\""));
   EXPECT_THAT(json.out,
@@ -219,7 +164,7 @@ TEST_F(RanksCliTest, ADuplicateRankIsNamedInOneLine) {
 TEST_F(RanksCliTest, AFileNamedTwiceIsReadOnce) {
   std::filesystem::remove(bad_rank_);
   std::filesystem::copy_file(kDlrm + "/" + bad_rank_.substr(bad_rank_.rfind('/') + 1), bad_rank_);
-  RunResult r = Run({"report", ranks_, bad_rank_, "--quiet", "--width", "100"});
+  CliRun r = Run({"report", ranks_, bad_rank_, "--quiet", "--width", "100"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.err, HasSubstr("tbprof: " + bad_rank_ + " is named twice; read once"));
   EXPECT_THAT(r.out, HasSubstr("tbprof report: 8 hosts"));
@@ -236,7 +181,7 @@ class SplitRunTest : public CliProcessTest {
     traces_ = {kineto + "resnet50_v100_dataloader_workers0.pt.trace.json.gz",
                kineto + "resnet50_v100_dataloader_workers4.pt.trace.json.gz"};
     for (const std::string& t : traces_) {
-      if (!Exists(t)) GTEST_SKIP() << "no " << t;
+      if (!PathExists(t)) GTEST_SKIP() << "no " << t;
     }
     MakeTempDir();
     std::vector<std::string> args = {"convert", traces_[0], traces_[1], "--run", "job",
@@ -245,12 +190,12 @@ class SplitRunTest : public CliProcessTest {
     whole.insert(whole.end(), {"--logdir", dir_ + "/whole", "--tensorboard-budget-mb", "0"});
     split.insert(split.end(), {"--logdir", dir_ + "/tb", "--tensorboard-budget-mb", "140"});
     ASSERT_EQ(Run(whole).exit_code, 0);
-    RunResult r = Run(split);
+    CliRun r = Run(split);
     ASSERT_EQ(r.exit_code, 0) << r.err;
     profile_ = dir_ + "/tb/plugins/profile/";
-    ASSERT_TRUE(Exists(profile_ + "job_part3")) << "expected a split:\n" << r.err;
-    ASSERT_FALSE(Exists(profile_ + "job")) << "every host split, no views: no base run";
-    RunResult expected = Run({"report", dir_ + "/whole", "--quiet", "--width", "100"});
+    ASSERT_TRUE(PathExists(profile_ + "job_part3")) << "expected a split:\n" << r.err;
+    ASSERT_FALSE(PathExists(profile_ + "job")) << "every host split, no views: no base run";
+    CliRun expected = Run({"report", dir_ + "/whole", "--quiet", "--width", "100"});
     ASSERT_EQ(expected.exit_code, 0) << expected.err;
     expected_report_ = WithoutTitle(expected.out);
   }
@@ -274,7 +219,7 @@ TEST_F(SplitRunTest, ReportSeesTheWholeJobFromTheLogdirTheRunOrAnyPart) {
     std::vector<std::string> args = {"report"};
     args.insert(args.end(), inputs.begin(), inputs.end());
     args.insert(args.end(), {"--quiet", "--width", "100"});
-    RunResult r = Run(args);
+    CliRun r = Run(args);
     ASSERT_EQ(r.exit_code, 0) << inputs[0] << "\n" << r.err;
     EXPECT_EQ(WithoutTitle(r.out), expected_report_) << inputs[0];
     if (inputs.size() > 1) {
@@ -290,33 +235,35 @@ TEST_F(SplitRunTest, ReportSeesTheWholeJobFromTheLogdirTheRunOrAnyPart) {
 TEST_F(SplitRunTest, RanksConvertedBySeparateProcessesSplitAsOneProcess) {
   std::vector<std::string> one_process = {}, per_rank = {};
   for (const std::string& trace : traces_) {
-    RunResult r = Run({"convert", trace, "--logdir", dir_ + "/separate", "--run", "job",
-                       "--quiet", "--no-views", "--tensorboard-budget-mb", "140"});
+    CliRun r = Run({"convert", trace, "--logdir", dir_ + "/separate", "--run", "job",
+                    "--quiet", "--no-views", "--tensorboard-budget-mb", "140"});
     ASSERT_EQ(r.exit_code, 0) << r.err;
   }
-  for (const std::string& run : Entries(profile_)) {
-    for (const std::string& file : Entries(profile_ + run)) one_process.push_back(run + "/" + file);
+  for (const std::string& run : DirectoryEntries(profile_)) {
+    for (const std::string& file : DirectoryEntries(profile_ + run)) {
+      one_process.push_back(run + "/" + file);
+    }
     const std::string other = dir_ + "/separate/plugins/profile/" + run;
-    for (const std::string& file : Entries(other)) per_rank.push_back(run + "/" + file);
+    for (const std::string& file : DirectoryEntries(other)) per_rank.push_back(run + "/" + file);
   }
   EXPECT_EQ(per_rank, one_process);
   EXPECT_GE(one_process.size(), 6u);
 }
 
 TEST_F(SplitRunTest, ConvertAndInspectSayWhatAllHostsNeed) {
-  RunResult r = Run({"convert", traces_[0], traces_[1], "--logdir", dir_ + "/again", "--run",
-                     "job", "--no-views"});
+  CliRun r = Run({"convert", traces_[0], traces_[1], "--logdir", dir_ + "/again", "--run",
+                  "job", "--no-views"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("TensorBoard, this run of 2 hosts ("));
   EXPECT_THAT(r.out, HasSubstr("the trace viewer of ALL_HOSTS ~"));
   EXPECT_THAT(r.out, HasSubstr("tbprof report " + dir_ + "/again (its distributed view"));
-  RunResult inspect = Run({"inspect", dir_ + "/tb", "--quiet"});
+  CliRun inspect = Run({"inspect", dir_ + "/tb", "--quiet"});
   ASSERT_EQ(inspect.exit_code, 0) << inspect.err;
   EXPECT_THAT(inspect.out, HasSubstr("TensorBoard, this run of 2 hosts ("));
 }
 
 TEST_F(SplitRunTest, InspectShowsEachHostOnceWithItsParts) {
-  RunResult r = Run({"inspect", profile_ + "job_part2", "--quiet"});
+  CliRun r = Run({"inspect", profile_ + "job_part2", "--quiet"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   // One section per host, each its part 1 read with the others.
   size_t sections = 0;
@@ -330,9 +277,9 @@ TEST_F(SplitRunTest, InspectShowsEachHostOnceWithItsParts) {
 }
 
 TEST_F(SplitRunTest, DiffOfTheSplitRunAndTheWholeOneFindsTheSameSteps) {
-  RunResult r = Run({"diff", dir_ + "/whole", profile_ + "job_part1", "--quiet", "--json"});
+  CliRun r = Run({"diff", dir_ + "/whole", profile_ + "job_part1", "--quiet", "--json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  RunResult same = Run({"diff", dir_ + "/whole", dir_ + "/whole", "--quiet", "--json"});
+  CliRun same = Run({"diff", dir_ + "/whole", dir_ + "/whole", "--quiet", "--json"});
   ASSERT_EQ(same.exit_code, 0) << same.err;
   // Only the names of the inputs differ from comparing the run with itself.
   std::string a = r.out, b = same.out;

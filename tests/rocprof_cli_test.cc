@@ -2,21 +2,17 @@
 // and watch recognise it by content (whatever the file is called), and a
 // rocprofv3 JSON of another shape, or a cut one, is one error line naming
 // the file and the byte, a non-zero exit and an empty logdir.
-#include <dirent.h>
-#include <fcntl.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_split.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/cli_process_test_util.h"
 
 namespace tbprof {
 namespace {
@@ -25,6 +21,7 @@ using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 using ::testing::SizeIs;
 using ::testing::StartsWith;
+using testing_util::CliRun;
 
 const std::string kTestdata = TBPROF_SHARED_TESTDATA;
 
@@ -53,18 +50,6 @@ constexpr char kDoc[] = R"json({"rocprofiler-sdk-tool": [{
        "queue_id": {"handle": 4}, "kernel_id": 2, "grid_size": {"x": 64, "y": 1, "z": 1},
        "workgroup_size": {"x": 64, "y": 1, "z": 1}}}]}}]})json";
 
-struct RunResult {
-  int exit_code = -1;
-  std::string out, err;
-};
-
-std::string ReadAll(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
-}
-
 void WriteFile(const std::string& path, const std::string& contents) {
   std::ofstream(path, std::ios::binary) << contents;
 }
@@ -76,9 +61,8 @@ std::vector<std::string> Lines(const std::string& text) {
 class RocprofCliTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::string pattern = ::testing::TempDir() + "/rocprof_cli_test_XXXXXX";
-    ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
-    dir_ = pattern;
+    dir_ = testing_util::MakeTempDirectory("rocprof_cli_test_");
+    ASSERT_FALSE(dir_.empty());
     logdir_ = dir_ + "/tb";
     io_dir_ = dir_ + "/io";
     ASSERT_EQ(::mkdir(io_dir_.c_str(), 0755), 0);
@@ -88,27 +72,8 @@ class RocprofCliTest : public ::testing::Test {
     std::filesystem::remove_all(dir_, ignored);
   }
 
-  RunResult Run(const std::vector<std::string>& args) {
-    const std::string out_path = io_dir_ + "/stdout", err_path = io_dir_ + "/stderr";
-    pid_t pid = ::fork();
-    if (pid == 0) {
-      int out = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-      int err = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-      ::dup2(out, 1);
-      ::dup2(err, 2);
-      std::vector<char*> argv{const_cast<char*>(TBPROF_CLI_PATH)};
-      for (const std::string& arg : args) argv.push_back(const_cast<char*>(arg.c_str()));
-      argv.push_back(nullptr);
-      ::execv(TBPROF_CLI_PATH, argv.data());
-      ::_exit(127);
-    }
-    int status = 0;
-    ::waitpid(pid, &status, 0);
-    RunResult r;
-    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    r.out = ReadAll(out_path);
-    r.err = ReadAll(err_path);
-    return r;
+  CliRun Run(const std::vector<std::string>& args) {
+    return testing_util::RunProgram(TBPROF_CLI_PATH, args, io_dir_);
   }
 
   bool LogdirEmpty() const {
@@ -116,7 +81,7 @@ class RocprofCliTest : public ::testing::Test {
     return !std::filesystem::exists(logdir_, ec) || std::filesystem::is_empty(logdir_, ec);
   }
 
-  void ExpectCleanFailure(const RunResult& r, const std::string& name, const std::string& what) {
+  void ExpectCleanFailure(const CliRun& r, const std::string& name, const std::string& what) {
     EXPECT_EQ(r.exit_code, 1) << r.err;
     EXPECT_THAT(Lines(r.err), SizeIs(1)) << r.err;
     EXPECT_THAT(r.err, StartsWith("tbprof: error: "));
@@ -131,7 +96,7 @@ class RocprofCliTest : public ::testing::Test {
 TEST_F(RocprofCliTest, ConvertRecognisesTheContentWhateverTheName) {
   // Not a .json name: recognised by its first member, not by the suffix.
   WriteFile(dir_ + "/results.data", kDoc);
-  RunResult r = Run({"convert", dir_ + "/results.data", "--logdir", logdir_, "--run", "r"});
+  CliRun r = Run({"convert", dir_ + "/results.data", "--logdir", logdir_, "--run", "r"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("rocprofv3 JSON"));
   EXPECT_THAT(r.out, HasSubstr("/device:GPU:0"));
@@ -145,20 +110,20 @@ TEST_F(RocprofCliTest, ReportInspectDiffAndWatchAcceptIt) {
   const std::string file = traces + "/results.json";
   WriteFile(file, kDoc);
 
-  RunResult report = Run({"report", file});
+  CliRun report = Run({"report", file});
   ASSERT_EQ(report.exit_code, 0) << report.err;
   EXPECT_THAT(report.out, HasSubstr("gemm_kernel"));
 
-  RunResult inspect = Run({"inspect", file});
+  CliRun inspect = Run({"inspect", file});
   ASSERT_EQ(inspect.exit_code, 0) << inspect.err;
   EXPECT_THAT(inspect.out, HasSubstr("rocprofv3 JSON"));
   EXPECT_THAT(inspect.out, HasSubstr("Queue #4"));
 
-  RunResult diff = Run({"diff", file, file, "--quiet"});
+  CliRun diff = Run({"diff", file, file, "--quiet"});
   EXPECT_EQ(diff.exit_code, 0) << diff.err;
   EXPECT_THAT(diff.out, HasSubstr("gemm_kernel"));
 
-  RunResult watch = Run({"watch", traces, "--logdir", logdir_, "--once", "--settle", "0.1"});
+  CliRun watch = Run({"watch", traces, "--logdir", logdir_, "--once", "--settle", "0.1"});
   ASSERT_EQ(watch.exit_code, 0) << watch.err;
   bool found = false;
   for (const auto& entry : std::filesystem::recursive_directory_iterator(logdir_)) {
@@ -175,7 +140,7 @@ TEST_F(RocprofCliTest, AnotherShapeIsOneLineNamingFileAndByte) {
   WriteFile(dir_ + "/other.json", doc);
   ExpectCleanFailure(Run({"convert", dir_ + "/other.json", "--logdir", logdir_}), "other.json",
                      "buffer_records.kernel_dispatch[1]");
-  RunResult r = Run({"convert", dir_ + "/other.json", "--logdir", logdir_});
+  CliRun r = Run({"convert", dir_ + "/other.json", "--logdir", logdir_});
   EXPECT_THAT(r.err, HasSubstr("at byte "));
 
   WriteFile(dir_ + "/mistyped.json",
@@ -204,7 +169,7 @@ TEST_F(RocprofCliTest, RealMi350Export) {
   const std::string path = kTestdata + "/rocprof/mi350_training_rocprofv3.json.gz";
   struct stat st;
   if (::stat(path.c_str(), &st) != 0) GTEST_SKIP() << "no " << path;
-  RunResult r = Run({"inspect", path});
+  CliRun r = Run({"inspect", path});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("43,915"));
   EXPECT_THAT(r.out, HasSubstr("/device:GPU:7"));

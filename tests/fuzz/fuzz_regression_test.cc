@@ -7,17 +7,18 @@
 #include <sys/stat.h>
 
 #include <algorithm>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
+#include "tests/cli_process_test_util.h"
 #include "tests/fuzz/fuzz_entry_points.h"
 
 namespace tbprof::fuzz {
 namespace {
+
+using testing_util::ReadFileOrEmpty;
 
 std::vector<std::string> FilesIn(const std::string& dir) {
   std::vector<std::string> files;
@@ -35,13 +36,6 @@ std::vector<std::string> FilesIn(const std::string& dir) {
   return files;
 }
 
-std::string ReadAll(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
-}
-
 class FuzzRegressionTest : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(FuzzRegressionTest, SeedCorpusRunsClean) {
@@ -51,7 +45,7 @@ TEST_P(FuzzRegressionTest, SeedCorpusRunsClean) {
   int accepted = 0;
   for (const std::string& path : files) {
     SCOPED_TRACE(path);
-    if (RunFuzzTarget(GetParam(), ReadAll(path)).ok()) ++accepted;
+    if (RunFuzzTarget(GetParam(), ReadFileOrEmpty(path)).ok()) ++accepted;
   }
   // The seeds are real inputs: most of them must be accepted, or the entry
   // point (not the fuzzer) is broken and the fuzzer explores nothing.
@@ -63,7 +57,7 @@ TEST_P(FuzzRegressionTest, ReproducersRunClean) {
       absl::StrCat(TBPROF_SOURCE_DIR, "/tests/fuzz/regressions/", GetParam());
   for (const std::string& path : FilesIn(dir)) {
     SCOPED_TRACE(path);
-    (void)RunFuzzTarget(GetParam(), ReadAll(path));  // Must not crash or hang.
+    (void)RunFuzzTarget(GetParam(), ReadFileOrEmpty(path));  // Must not crash or hang.
   }
 }
 

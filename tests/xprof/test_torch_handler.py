@@ -43,8 +43,9 @@ else:
 pytestmark = pytest.mark.filterwarnings('ignore:Warning. Profiler clears events')
 
 TRACE = REPO / 'testdata' / 'torch' / 'tiny_mlp_cpu.pt.trace.json.gz'
+# The precomputed views for old plugins and tbprof's views file (the TBPROF tab's).
 VIEW_SUFFIXES = ('.overview_page.pb', '.input_pipeline.pb', '.kernel_stats.pb',
-                 '.memory_profile.json.gz', '.trace.json.gz')
+                 '.memory_profile.json.gz', '.trace.json.gz', '.tbprof_views.json.gz')
 WORKER = 'worker0'
 
 

@@ -255,11 +255,17 @@ absl::StatusOr<std::string> RunWriter::CommitStaged(const std::string& final_pat
 
 absl::StatusOr<std::string> RunWriter::StageXSpace(absl::string_view host,
                                                    const xplane::XSpaceData& space) {
+  return StageXSpaceWith(
+      host, [&space](AtomicOutputFile* file) { return xplane::WriteXSpaceData(space, file); });
+}
+
+absl::StatusOr<std::string> RunWriter::StageXSpaceWith(
+    absl::string_view host, const std::function<absl::Status(AtomicOutputFile*)>& write) {
   std::string final_path = HostFilePath(run_dir_, SanitizeHostName(host), kXSpaceSuffix);
   TBPROF_ASSIGN_OR_RETURN(std::string staged_path, PrepareStage(final_path));
   TBPROF_ASSIGN_OR_RETURN(std::unique_ptr<AtomicOutputFile> file,
                           AtomicOutputFile::Create(staged_path));
-  absl::Status status = xplane::WriteXSpaceData(space, file.get());
+  absl::Status status = write(file.get());
   return CommitStaged(final_path, staged_path, file.get(), std::move(status));
 }
 

@@ -22,6 +22,7 @@
 
 #include <cstdint>
 #include <ctime>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -130,6 +131,11 @@ class RunWriter {
   // this writer, and !force; the message mentions --force), write errors.
   // On error nothing is left behind for this host.
   absl::StatusOr<std::string> StageXSpace(absl::string_view host, const xplane::XSpaceData& space);
+  // The same with the XSpace bytes written by `write` (e.g. a part of a
+  // split, xplane::XSpaceSplit::WritePart). Errors as StageXSpace, plus
+  // those `write` returns.
+  absl::StatusOr<std::string> StageXSpaceWith(
+      absl::string_view host, const std::function<absl::Status(AtomicOutputFile*)>& write);
 
   // Stages "<host>.<suffix>" with `contents` (e.g. suffix "overview_page.pb").
   // Errors as StageXSpace, plus kInvalidArgument for an empty suffix, one

@@ -2,20 +2,16 @@
 
 #include <algorithm>
 
-#include "absl/base/casts.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
-#include "google/protobuf/io/coded_stream.h"
-#include "google/protobuf/io/zero_copy_stream_impl_lite.h"
-#include "src/base/output_file.h"
 #include "src/base/status_macros.h"
 #include "src/xplane/xspace_wire_reader.h"
+#include "src/xplane/xspace_wire_writer.h"
 
 namespace tbprof::xplane {
 namespace {
 
 namespace pb = ::tensorflow::profiler;
-using ::google::protobuf::io::CodedOutputStream;
 
 // ---- proto -> data ---------------------------------------------------------
 
@@ -184,268 +180,6 @@ void WriteStatProto(const XSpaceData& space, const Plane& plane, const Stat& s, 
   }
 }
 
-// ---- wire-format sizes and writers -----------------------------------------
-
-using WireSize = size_t;
-
-inline WireSize TagSize(int field) { return CodedOutputStream::VarintSize32(static_cast<uint32_t>(field) << 3); }
-inline WireSize VarintFieldSize(int field, uint64_t v) { return TagSize(field) + CodedOutputStream::VarintSize64(v); }
-inline WireSize LengthFieldSize(int field, size_t len) {
-  return TagSize(field) + CodedOutputStream::VarintSize64(len) + len;
-}
-
-inline void WriteVarintField(CodedOutputStream* out, int field, uint64_t v) {
-  out->WriteTag(static_cast<uint32_t>(field) << 3);
-  out->WriteVarint64(v);
-}
-inline void WriteLengthHeader(CodedOutputStream* out, int field, size_t len) {
-  out->WriteTag((static_cast<uint32_t>(field) << 3) | 2);
-  out->WriteVarint64(len);
-}
-inline void WriteBytesField(CodedOutputStream* out, int field, absl::string_view bytes) {
-  WriteLengthHeader(out, field, bytes.size());
-  // An empty view may have a null data(): memcpy(dst, nullptr, 0) is UB.
-  if (!bytes.empty()) out->WriteRaw(bytes.data(), static_cast<int>(bytes.size()));
-}
-inline void WriteStringIfNotEmpty(CodedOutputStream* out, int field, absl::string_view s) {
-  if (!s.empty()) WriteBytesField(out, field, s);
-}
-inline WireSize StringSizeIfNotEmpty(int field, absl::string_view s) {
-  return s.empty() ? 0 : LengthFieldSize(field, s.size());
-}
-
-class Serializer {
- public:
-  explicit Serializer(const XSpaceData& space) : space_(space) {}
-
-  WireSize StatSize(const Plane& plane, const Stat& s) const {
-    WireSize size = 0;
-    int64_t id = plane.stat_metadata[s.metadata_index()].id;
-    if (id != 0) size += VarintFieldSize(1, static_cast<uint64_t>(id));
-    switch (s.kind()) {
-      case StatKind::kNone: break;
-      case StatKind::kDouble: size += TagSize(2) + 8; break;
-      case StatKind::kUint64: size += VarintFieldSize(3, s.uint64_value(plane.wide_values)); break;
-      case StatKind::kInt64: size += VarintFieldSize(4, static_cast<uint64_t>(s.int64_value(plane.wide_values))); break;
-      case StatKind::kStr: size += LengthFieldSize(5, space_.strings.Get(s.str_id()).size()); break;
-      case StatKind::kBytes: size += LengthFieldSize(6, space_.strings.Get(s.str_id()).size()); break;
-      case StatKind::kRef: size += VarintFieldSize(7, s.uint64_value(plane.wide_values)); break;
-      case StatKind::kCompressedStr: size += LengthFieldSize(8, space_.strings.Get(s.str_id()).size()); break;
-    }
-    return size;
-  }
-
-  void WriteStat(CodedOutputStream* out, const Plane& plane, const Stat& s) const {
-    int64_t id = plane.stat_metadata[s.metadata_index()].id;
-    if (id != 0) WriteVarintField(out, 1, static_cast<uint64_t>(id));
-    switch (s.kind()) {
-      case StatKind::kNone: break;
-      case StatKind::kDouble:
-        out->WriteTag((2u << 3) | 1);
-        out->WriteLittleEndian64(absl::bit_cast<uint64_t>(s.double_value(plane.wide_values)));
-        break;
-      case StatKind::kUint64: WriteVarintField(out, 3, s.uint64_value(plane.wide_values)); break;
-      case StatKind::kInt64: WriteVarintField(out, 4, static_cast<uint64_t>(s.int64_value(plane.wide_values))); break;
-      case StatKind::kStr: WriteBytesField(out, 5, space_.strings.Get(s.str_id())); break;
-      case StatKind::kBytes: WriteBytesField(out, 6, space_.strings.Get(s.str_id())); break;
-      case StatKind::kRef: WriteVarintField(out, 7, s.uint64_value(plane.wide_values)); break;
-      case StatKind::kCompressedStr: WriteBytesField(out, 8, space_.strings.Get(s.str_id())); break;
-    }
-  }
-
-  WireSize StatsSize(const Plane& plane, const Stat* stats, size_t n, int field) const {
-    WireSize size = 0;
-    for (size_t i = 0; i < n; ++i) size += LengthFieldSize(field, StatSize(plane, stats[i]));
-    return size;
-  }
-  void WriteStats(CodedOutputStream* out, const Plane& plane, const Stat* stats, size_t n,
-                  int field) const {
-    for (size_t i = 0; i < n; ++i) {
-      WriteLengthHeader(out, field, StatSize(plane, stats[i]));
-      WriteStat(out, plane, stats[i]);
-    }
-  }
-
-  // Event `i` of `line`.
-  WireSize EventSize(const Plane& plane, const Line& line, size_t i) const {
-    const Event& e = line.events[i];
-    WireSize size = 0;
-    int64_t md_id = plane.event_metadata[e.metadata_index()].id;
-    if (md_id != 0) size += VarintFieldSize(1, static_cast<uint64_t>(md_id));
-    if (e.has_data()) {
-      size += VarintFieldSize(e.is_aggregate() ? 5 : 2, static_cast<uint64_t>(e.offset_ps));
-    }
-    if (e.duration_ps != 0) size += VarintFieldSize(3, static_cast<uint64_t>(e.duration_ps));
-    size += StatsSize(plane, line.stats.data() + e.stats_begin, line.stats_count(i), 4);
-    return size;
-  }
-
-  void WriteEvent(CodedOutputStream* out, const Plane& plane, const Line& line, size_t i) const {
-    const Event& e = line.events[i];
-    int64_t md_id = plane.event_metadata[e.metadata_index()].id;
-    if (md_id != 0) WriteVarintField(out, 1, static_cast<uint64_t>(md_id));
-    if (e.has_data() && !e.is_aggregate()) {
-      WriteVarintField(out, 2, static_cast<uint64_t>(e.offset_ps));
-    }
-    if (e.duration_ps != 0) WriteVarintField(out, 3, static_cast<uint64_t>(e.duration_ps));
-    WriteStats(out, plane, line.stats.data() + e.stats_begin, line.stats_count(i), 4);
-    if (e.has_data() && e.is_aggregate()) {
-      WriteVarintField(out, 5, static_cast<uint64_t>(e.offset_ps));
-    }
-  }
-
-  WireSize LineSize(const Plane& plane, const Line& line) const {
-    WireSize size = 0;
-    if (line.id != 0) size += VarintFieldSize(1, static_cast<uint64_t>(line.id));
-    size += StringSizeIfNotEmpty(2, space_.strings.Get(line.name));
-    if (line.timestamp_ns != 0) size += VarintFieldSize(3, static_cast<uint64_t>(line.timestamp_ns));
-    for (size_t i = 0; i < line.events.size(); ++i) {
-      size += LengthFieldSize(4, EventSize(plane, line, i));
-    }
-    if (line.duration_ps != 0) size += VarintFieldSize(9, static_cast<uint64_t>(line.duration_ps));
-    if (line.display_id != 0) size += VarintFieldSize(10, static_cast<uint64_t>(line.display_id));
-    size += StringSizeIfNotEmpty(11, space_.strings.Get(line.display_name));
-    return size;
-  }
-
-  void WriteLine(CodedOutputStream* out, const Plane& plane, const Line& line) const {
-    if (line.id != 0) WriteVarintField(out, 1, static_cast<uint64_t>(line.id));
-    WriteStringIfNotEmpty(out, 2, space_.strings.Get(line.name));
-    if (line.timestamp_ns != 0) WriteVarintField(out, 3, static_cast<uint64_t>(line.timestamp_ns));
-    for (size_t i = 0; i < line.events.size(); ++i) {
-      WriteLengthHeader(out, 4, EventSize(plane, line, i));
-      WriteEvent(out, plane, line, i);
-    }
-    if (line.duration_ps != 0) WriteVarintField(out, 9, static_cast<uint64_t>(line.duration_ps));
-    if (line.display_id != 0) WriteVarintField(out, 10, static_cast<uint64_t>(line.display_id));
-    WriteStringIfNotEmpty(out, 11, space_.strings.Get(line.display_name));
-  }
-
-  WireSize EventMetadataSize(const Plane& plane, const EventMetadata& md) const {
-    WireSize size = 0;
-    if (md.id != 0) size += VarintFieldSize(1, static_cast<uint64_t>(md.id));
-    size += StringSizeIfNotEmpty(2, space_.strings.Get(md.name));
-    size += StringSizeIfNotEmpty(3, space_.strings.Get(md.metadata));
-    size += StringSizeIfNotEmpty(4, space_.strings.Get(md.display_name));
-    size += StatsSize(plane, md.stats.data(), md.stats.size(), 5);
-    if (!md.child_ids.empty()) size += LengthFieldSize(6, PackedSize(md.child_ids));
-    return size;
-  }
-
-  static WireSize PackedSize(const std::vector<int64_t>& values) {
-    WireSize size = 0;
-    for (int64_t v : values) size += CodedOutputStream::VarintSize64(static_cast<uint64_t>(v));
-    return size;
-  }
-
-  void WriteEventMetadata(CodedOutputStream* out, const Plane& plane, const EventMetadata& md) const {
-    if (md.id != 0) WriteVarintField(out, 1, static_cast<uint64_t>(md.id));
-    WriteStringIfNotEmpty(out, 2, space_.strings.Get(md.name));
-    WriteStringIfNotEmpty(out, 3, space_.strings.Get(md.metadata));
-    WriteStringIfNotEmpty(out, 4, space_.strings.Get(md.display_name));
-    WriteStats(out, plane, md.stats.data(), md.stats.size(), 5);
-    if (!md.child_ids.empty()) {
-      WriteLengthHeader(out, 6, PackedSize(md.child_ids));
-      for (int64_t v : md.child_ids) out->WriteVarint64(static_cast<uint64_t>(v));
-    }
-  }
-
-  WireSize StatMetadataSize(const StatMetadata& md) const {
-    WireSize size = 0;
-    if (md.id != 0) size += VarintFieldSize(1, static_cast<uint64_t>(md.id));
-    size += StringSizeIfNotEmpty(2, space_.strings.Get(md.name));
-    size += StringSizeIfNotEmpty(3, space_.strings.Get(md.description));
-    return size;
-  }
-
-  // Map entries are messages {key = 1; value = 2}, both always written.
-  template <typename Md, typename SizeFn>
-  static WireSize MapEntrySize(const Md& md, SizeFn value_size) {
-    return VarintFieldSize(1, static_cast<uint64_t>(md.key)) + LengthFieldSize(2, value_size);
-  }
-
-  WireSize PlaneSize(const Plane& plane, std::vector<WireSize>* line_sizes) const {
-    WireSize size = 0;
-    if (plane.id != 0) size += VarintFieldSize(1, static_cast<uint64_t>(plane.id));
-    size += StringSizeIfNotEmpty(2, space_.strings.Get(plane.name));
-    line_sizes->clear();
-    for (const Line& line : plane.lines) {
-      line_sizes->push_back(LineSize(plane, line));
-      size += LengthFieldSize(3, line_sizes->back());
-    }
-    for (const EventMetadata& md : plane.event_metadata) {
-      if (md.implicit) continue;
-      size += LengthFieldSize(4, MapEntrySize(md, EventMetadataSize(plane, md)));
-    }
-    for (const StatMetadata& md : plane.stat_metadata) {
-      if (md.implicit) continue;
-      size += LengthFieldSize(5, MapEntrySize(md, StatMetadataSize(md)));
-    }
-    size += StatsSize(plane, plane.stats.data(), plane.stats.size(), 6);
-    return size;
-  }
-
-  void WritePlane(CodedOutputStream* out, const Plane& plane,
-                  const std::vector<WireSize>& line_sizes) const {
-    if (plane.id != 0) WriteVarintField(out, 1, static_cast<uint64_t>(plane.id));
-    WriteStringIfNotEmpty(out, 2, space_.strings.Get(plane.name));
-    for (size_t i = 0; i < plane.lines.size(); ++i) {
-      WriteLengthHeader(out, 3, line_sizes[i]);
-      WriteLine(out, plane, plane.lines[i]);
-    }
-    for (const EventMetadata& md : plane.event_metadata) {
-      if (md.implicit) continue;
-      WireSize value_size = EventMetadataSize(plane, md);
-      WriteLengthHeader(out, 4, MapEntrySize(md, value_size));
-      WriteVarintField(out, 1, static_cast<uint64_t>(md.key));
-      WriteLengthHeader(out, 2, value_size);
-      WriteEventMetadata(out, plane, md);
-    }
-    for (const StatMetadata& md : plane.stat_metadata) {
-      if (md.implicit) continue;
-      WireSize value_size = StatMetadataSize(md);
-      WriteLengthHeader(out, 5, MapEntrySize(md, value_size));
-      WriteVarintField(out, 1, static_cast<uint64_t>(md.key));
-      WriteLengthHeader(out, 2, value_size);
-      if (md.id != 0) WriteVarintField(out, 1, static_cast<uint64_t>(md.id));
-      WriteStringIfNotEmpty(out, 2, space_.strings.Get(md.name));
-      WriteStringIfNotEmpty(out, 3, space_.strings.Get(md.description));
-    }
-    WriteStats(out, plane, plane.stats.data(), plane.stats.size(), 6);
-  }
-
-  void WriteSpace(CodedOutputStream* out) const {
-    std::vector<WireSize> line_sizes;
-    for (const Plane& plane : space_.planes) {
-      WireSize size = PlaneSize(plane, &line_sizes);
-      WriteLengthHeader(out, 1, size);
-      WritePlane(out, plane, line_sizes);
-    }
-    for (const std::string& s : space_.errors) WriteBytesField(out, 2, s);
-    for (const std::string& s : space_.warnings) WriteBytesField(out, 3, s);
-    for (const std::string& s : space_.hostnames) WriteBytesField(out, 4, s);
-  }
-
- private:
-  const XSpaceData& space_;
-};
-
-// Adapts AtomicOutputFile to protobuf's copying stream interface.
-class FileCopyingStream : public ::google::protobuf::io::CopyingOutputStream {
- public:
-  explicit FileCopyingStream(AtomicOutputFile* file) : file_(file) {}
-  bool Write(const void* buffer, int size) override {
-    if (!status_.ok()) return false;
-    status_ = file_->Append(absl::string_view(static_cast<const char*>(buffer), size));
-    return status_.ok();
-  }
-  const absl::Status& status() const { return status_; }
-
- private:
-  AtomicOutputFile* file_;
-  absl::Status status_;
-};
-
 }  // namespace
 
 void ConvertXSpaceProtoToData(const pb::XSpace& proto, XSpaceData* out) {
@@ -510,29 +244,11 @@ void ConvertXSpaceDataToProto(const XSpaceData& data, pb::XSpace* out) {
 }
 
 std::string SerializeXSpaceData(const XSpaceData& data) {
-  std::string out;
-  {
-    ::google::protobuf::io::StringOutputStream stream(&out);
-    CodedOutputStream coded(&stream);
-    Serializer(data).WriteSpace(&coded);
-  }
-  return out;
+  return SerializeXSpaceWire(data, /*sizes=*/nullptr, /*subset=*/nullptr);
 }
 
 absl::Status WriteXSpaceData(const XSpaceData& data, AtomicOutputFile* file) {
-  FileCopyingStream sink(file);
-  {
-    ::google::protobuf::io::CopyingOutputStreamAdaptor adaptor(&sink, 1 << 20);
-    {
-      CodedOutputStream coded(&adaptor);
-      Serializer(data).WriteSpace(&coded);
-      if (coded.HadError() && sink.status().ok()) {
-        return absl::InternalError(absl::StrCat(file->target_path(), ": serialization failed"));
-      }
-    }
-    adaptor.Flush();
-  }
-  return sink.status();
+  return WriteXSpaceWire(data, /*sizes=*/nullptr, /*subset=*/nullptr, file);
 }
 
 absl::StatusOr<XSpaceData> ParseXSpaceData(absl::string_view bytes, absl::string_view source) {

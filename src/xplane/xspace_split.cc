@@ -142,27 +142,51 @@ int64_t BeginPs(const Line& line, const Event& e, int64_t base_ns) {
   return (line.timestamp_ns - base_ns) * 1000 + e.offset_ps;
 }
 
-}  // namespace
-
-uint64_t EstimateXSpaceWireBytes(const XSpaceData& space) {
+// The estimate with `event_bytes(p, l, plane, line, i)` giving the bytes of
+// event i of line l of plane p as an XLine.events entry.
+template <typename EventBytesFn>
+uint64_t EstimateWith(const XSpaceData& space, EventBytesFn event_bytes) {
   uint64_t n = SpaceHeaderBytes(space);
-  for (const Plane& plane : space.planes) {
-    uint64_t p = PlaneHeaderBytes(plane, space.strings);
-    for (const Line& line : plane.lines) {
-      uint64_t l = LineHeaderBytes(line, space.strings);
+  for (size_t p = 0; p < space.planes.size(); ++p) {
+    const Plane& plane = space.planes[p];
+    uint64_t bytes = PlaneHeaderBytes(plane, space.strings);
+    for (size_t l = 0; l < plane.lines.size(); ++l) {
+      const Line& line = plane.lines[l];
+      uint64_t events = LineHeaderBytes(line, space.strings);
       for (size_t i = 0; i < line.events.size(); ++i) {
-        l += EventBytes(i, line, plane, space.strings);
+        events += event_bytes(p, l, plane, line, i);
       }
-      p += LenField(l);
+      bytes += LenField(events);
     }
-    n += LenField(p);
+    n += LenField(bytes);
   }
   return n;
 }
 
-XSpaceSplit XSpaceSplit::Plan(const XSpaceData& space, uint64_t max_part_bytes) {
+}  // namespace
+
+uint64_t EstimateXSpaceWireBytes(const XSpaceData& space) {
+  return EstimateWith(space, [&](size_t, size_t, const Plane& plane, const Line& line, size_t i) {
+    return EventBytes(i, line, plane, space.strings);
+  });
+}
+
+uint64_t EstimateXSpaceWireBytes(const XSpaceData& space, const EventWireSizes& sizes) {
+  return EstimateWith(space, [&](size_t p, size_t l, const Plane&, const Line&, size_t i) {
+    return EventEntryBytes(sizes[p][l][i]);
+  });
+}
+
+XSpaceSplit XSpaceSplit::Plan(const XSpaceData& space, uint64_t max_part_bytes,
+                              const EventWireSizes* sizes) {
   XSpaceSplit split(&space);
-  const uint64_t total = EstimateXSpaceWireBytes(space);
+  EventWireSizes computed;
+  if (sizes == nullptr) {
+    computed = ComputeEventWireSizes(space);
+    sizes = &computed;
+  }
+  split.sizes_ = sizes;
+  const uint64_t total = EstimateXSpaceWireBytes(space, *sizes);
   bool by_steps = split.AssignSlots(/*by_steps=*/true);
   if (!by_steps) split.AssignSlots(/*by_steps=*/false);
   // What every part repeats: planes, lines, metadata (no events).
@@ -176,6 +200,7 @@ XSpaceSplit XSpaceSplit::Plan(const XSpaceData& space, uint64_t max_part_bytes) 
     split.PackSlots(limit);
   }
   split.SummarizeParts();
+  split.sizes_ = nullptr;  // Only for planning.
   return split;
 }
 
@@ -271,6 +296,7 @@ bool XSpaceSplit::AssignSlots(bool by_steps) {
     for (size_t l = 0; l < plane.lines.size(); ++l) {
       const Line& line = plane.lines[l];
       std::vector<uint32_t>& slots = slot_[p][l];
+      const std::vector<uint32_t>& event_sizes = (*sizes_)[p][l];
       slots.resize(line.events.size());
       for (size_t i = 0; i < line.events.size(); ++i) {
         const Event& e = line.events[i];
@@ -286,7 +312,7 @@ bool XSpaceSplit::AssignSlots(bool by_steps) {
           slot = slot_of_time(BeginPs(line, e, base_ns));
         }
         slots[i] = slot;
-        slot_bytes_[slot] += EventBytes(i, line, plane, space.strings);
+        slot_bytes_[slot] += EventEntryBytes(event_sizes[i]);
       }
     }
   }
@@ -423,10 +449,6 @@ XSpaceData XSpaceSplit::ExtractPart(size_t index) const {
     }
     return s;
   };
-  const SplitPart& part = parts_[index];
-  int64_t whole_begin_ps = std::numeric_limits<int64_t>::max();
-  for (const SplitPart& p : parts_) whole_begin_ps = std::min(whole_begin_ps, p.begin_ps);
-
   for (size_t p = 0; p < space.planes.size(); ++p) {
     const Plane& plane = space.planes[p];
     Plane& q = out.planes.emplace_back();
@@ -444,26 +466,12 @@ XSpaceData XSpaceSplit::ExtractPart(size_t index) const {
       md.name = str(md.name);
       md.description = str(md.description);
     }
-    const bool task_env = space.strings.Get(plane.name) == kTaskEnvPlaneName;
-    for (const Stat& s : plane.stats) {
-      Stat c = copy_stat(s, plane, q);
-      if (task_env && c.kind() == StatKind::kInt64) {
-        absl::string_view name = space.strings.Get(plane.stat_metadata[s.metadata_index()].name);
-        // Epoch ns of the whole session -> of this part's span.
-        int64_t start_shift_ns = (part.begin_ps - whole_begin_ps) / 1000;
-        if (name == StatTypeName(StatType::kProfileStartTime)) {
-          c.set_int64_value(s.int64_value(plane.wide_values) + start_shift_ns, &q.wide_values);
-        } else if (name == StatTypeName(StatType::kProfileStopTime)) {
-          for (const Stat& t : plane.stats) {
-            if (space.strings.Get(plane.stat_metadata[t.metadata_index()].name) ==
-                    StatTypeName(StatType::kProfileStartTime) &&
-                t.kind() == StatKind::kInt64) {
-              c.set_int64_value(t.int64_value(plane.wide_values) + start_shift_ns +
-                                    (part.end_ps - part.begin_ps) / 1000,
-                                &q.wide_values);
-            }
-          }
-        }
+    WideValues stats_wide;
+    for (const Stat& s : PartPlaneStats(index, p, &stats_wide)) {
+      Stat c = s.copy_wide_value(stats_wide, &q.wide_values);
+      if (c.kind() == StatKind::kStr || c.kind() == StatKind::kBytes ||
+          c.kind() == StatKind::kCompressedStr) {
+        c.set_str_id(str(c.str_id()));
       }
       q.stats.push_back(c);
     }
@@ -516,6 +524,52 @@ XSpaceData XSpaceSplit::ExtractPart(size_t index) const {
   out.errors = space.errors;
   out.warnings = space.warnings;
   out.hostnames = space.hostnames;
+  out.warnings.push_back(PartWarning(index));
+  return out;
+}
+
+int64_t XSpaceSplit::WholeBeginPs() const {
+  int64_t whole_begin_ps = std::numeric_limits<int64_t>::max();
+  for (const SplitPart& p : parts_) whole_begin_ps = std::min(whole_begin_ps, p.begin_ps);
+  return whole_begin_ps;
+}
+
+std::vector<Stat> XSpaceSplit::PartPlaneStats(size_t index, size_t p, WideValues* wide) const {
+  const XSpaceData& space = *space_;
+  const Plane& plane = space.planes[p];
+  const SplitPart& part = parts_[index];
+  const int64_t whole_begin_ps = WholeBeginPs();
+  const bool task_env = space.strings.Get(plane.name) == kTaskEnvPlaneName;
+  std::vector<Stat> stats;
+  stats.reserve(plane.stats.size());
+  for (const Stat& s : plane.stats) {
+    Stat c = s.copy_wide_value(plane.wide_values, wide);
+    if (task_env && c.kind() == StatKind::kInt64) {
+      absl::string_view name = space.strings.Get(plane.stat_metadata[s.metadata_index()].name);
+      // Epoch ns of the whole session -> of this part's span.
+      int64_t start_shift_ns = (part.begin_ps - whole_begin_ps) / 1000;
+      if (name == StatTypeName(StatType::kProfileStartTime)) {
+        c.set_int64_value(s.int64_value(plane.wide_values) + start_shift_ns, wide);
+      } else if (name == StatTypeName(StatType::kProfileStopTime)) {
+        for (const Stat& t : plane.stats) {
+          if (space.strings.Get(plane.stat_metadata[t.metadata_index()].name) ==
+                  StatTypeName(StatType::kProfileStartTime) &&
+              t.kind() == StatKind::kInt64) {
+            c.set_int64_value(t.int64_value(plane.wide_values) + start_shift_ns +
+                                  (part.end_ps - part.begin_ps) / 1000,
+                              wide);
+          }
+        }
+      }
+    }
+    stats.push_back(c);
+  }
+  return stats;
+}
+
+std::string XSpaceSplit::PartWarning(size_t index) const {
+  const SplitPart& part = parts_[index];
+  const int64_t whole_begin_ps = WholeBeginPs();
   std::string what =
       by_steps_ ? (part.first_step_num >= 0
                        ? absl::StrCat("steps ", part.first_step_num, "-", part.last_step_num)
@@ -523,10 +577,34 @@ XSpaceData XSpaceSplit::ExtractPart(size_t index) const {
                 : absl::StrFormat("%.6f s to %.6f s of the trace",
                                   (part.begin_ps - whole_begin_ps) / 1e12,
                                   (part.end_ps - whole_begin_ps) / 1e12);
-  out.warnings.push_back(absl::StrCat("tbprof: part ", index + 1, " of ", parts_.size(),
-                                      " of a profile split to fit TensorBoard's memory: ",
-                                      what));
-  return out;
+  return absl::StrCat("tbprof: part ", index + 1, " of ", parts_.size(),
+                      " of a profile split to fit TensorBoard's memory: ", what);
+}
+
+XSpaceWireSubset XSpaceSplit::PartSubset(size_t index) const {
+  XSpaceWireSubset subset;
+  subset.group = &slot_;
+  subset.part_of_group = &part_of_slot_;
+  subset.part = static_cast<uint32_t>(index);
+  const size_t num_planes = space_->planes.size();
+  subset.plane_stats.resize(num_planes);
+  subset.plane_stats_wide.resize(num_planes);
+  for (size_t p = 0; p < num_planes; ++p) {
+    subset.plane_stats[p] = PartPlaneStats(index, p, &subset.plane_stats_wide[p]);
+  }
+  subset.extra_warnings.push_back(PartWarning(index));
+  return subset;
+}
+
+absl::Status XSpaceSplit::WritePart(size_t index, const EventWireSizes* sizes,
+                                    AtomicOutputFile* file) const {
+  const XSpaceWireSubset subset = PartSubset(index);
+  return WriteXSpaceWire(*space_, sizes, &subset, file);
+}
+
+std::string XSpaceSplit::SerializePart(size_t index, const EventWireSizes* sizes) const {
+  const XSpaceWireSubset subset = PartSubset(index);
+  return SerializeXSpaceWire(*space_, sizes, &subset);
 }
 
 }  // namespace tbprof::xplane

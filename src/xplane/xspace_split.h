@@ -26,9 +26,12 @@
 #define TBPROF_SRC_XPLANE_XSPACE_SPLIT_H_
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "src/xplane/xspace_data.h"
+#include "src/xplane/xspace_wire_writer.h"
 
 namespace tbprof::xplane {
 
@@ -36,6 +39,9 @@ namespace tbprof::xplane {
 // it (computed without serializing; exact up to map-entry framing, within a
 // fraction of a percent for real traces).
 uint64_t EstimateXSpaceWireBytes(const XSpaceData& space);
+// The same from the sizes of its events (ComputeEventWireSizes(space)),
+// without visiting a stat.
+uint64_t EstimateXSpaceWireBytes(const XSpaceData& space, const EventWireSizes& sizes);
 
 struct SplitPart {
   int64_t num_steps = 0;        // Whole steps in the part (0 when cut by time).
@@ -53,9 +59,12 @@ class XSpaceSplit {
  public:
   // Plans parts of at most `max_part_bytes` each (estimated wire size) where
   // whole steps allow it; a space under the limit gives one part. `space`
-  // must outlive the split and stay unmodified. Memory: 4 bytes per event
-  // plus a map of the host plane's correlation ids.
-  static XSpaceSplit Plan(const XSpaceData& space, uint64_t max_part_bytes);
+  // must outlive the split and stay unmodified. `sizes`, if not null, must be
+  // ComputeEventWireSizes(space) (else they are computed, and dropped after
+  // planning). Memory: 4 bytes per event plus a map of the host plane's
+  // correlation ids.
+  static XSpaceSplit Plan(const XSpaceData& space, uint64_t max_part_bytes,
+                          const EventWireSizes* sizes = nullptr);
 
   bool by_steps() const { return by_steps_; }
   size_t num_parts() const { return parts_.size(); }
@@ -70,6 +79,14 @@ class XSpaceSplit {
   // part of how many this is.
   XSpaceData ExtractPart(size_t index) const;
 
+  // Writes part `index` to `file` straight from the whole space, the bytes
+  // of SerializeXSpaceData(ExtractPart(index)) without building the part
+  // (memory: the part's plane stats). `sizes`: as for WriteXSpaceWire().
+  absl::Status WritePart(size_t index, const EventWireSizes* sizes,
+                         AtomicOutputFile* file) const;
+  // The same bytes in a string.
+  std::string SerializePart(size_t index, const EventWireSizes* sizes) const;
+
  private:
   explicit XSpaceSplit(const XSpaceData* space) : space_(space) {}
   // Assigns every event to a slot (steps or time slices); false if by steps
@@ -79,8 +96,18 @@ class XSpaceSplit {
   // alone is over it.
   bool PackSlots(uint64_t limit);
   void SummarizeParts();
+  // Begin of the earliest part (XEventVisitor time).
+  int64_t WholeBeginPs() const;
+  // The XPlane.stats of plane `p` in part `index` (the Task Environment's
+  // profile times narrowed), their wide values appended to `wide`.
+  std::vector<Stat> PartPlaneStats(size_t index, size_t p, WideValues* wide) const;
+  // The warning that says which part `index` is.
+  std::string PartWarning(size_t index) const;
+  // Part `index` as a subset of the space (refers to this split).
+  XSpaceWireSubset PartSubset(size_t index) const;
 
   const XSpaceData* space_;
+  const EventWireSizes* sizes_ = nullptr;  // While planning.
   bool by_steps_ = false;
   uint64_t total_bytes_ = 0;
   uint64_t fixed_bytes_ = 0;  // Planes, lines and metadata: in every part.

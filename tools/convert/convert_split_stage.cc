@@ -53,11 +53,15 @@ absl::StatusOr<StagedHostXSpace> StageHostXSpace(const xplane::XSpaceData& space
   const uint64_t max_file_bytes = budget.max_file_bytes();
   std::optional<xplane::XSpaceSplit> split;
   uint64_t whole_bytes = 0;
+  // The wire size of every event, computed once for the estimate, the plan
+  // and the writing (4 bytes per event).
+  xplane::EventWireSizes sizes;
   if (max_file_bytes > 0) {
     ScopedPhase phase(timings, "estimate TensorBoard memory");
-    whole_bytes = xplane::EstimateXSpaceWireBytes(space);
+    sizes = xplane::ComputeEventWireSizes(space);
+    whole_bytes = xplane::EstimateXSpaceWireBytes(space, sizes);
     if (whole_bytes > max_file_bytes) {
-      split = xplane::XSpaceSplit::Plan(space, max_file_bytes);
+      split = xplane::XSpaceSplit::Plan(space, max_file_bytes, &sizes);
       if (split->num_parts() < 2) split.reset();  // Nothing to cut at: one file.
     }
   }
@@ -65,7 +69,10 @@ absl::StatusOr<StagedHostXSpace> StageHostXSpace(const xplane::XSpaceData& space
     absl::StatusOr<std::string> output;
     {
       ScopedPhase phase(timings, "write xplane.pb");
-      output = writer->StageXSpace(host, space);
+      output = writer->StageXSpaceWith(host, [&](AtomicOutputFile* file) {
+        return xplane::WriteXSpaceWire(space, sizes.empty() ? nullptr : &sizes,
+                                       /*subset=*/nullptr, file);
+      });
     }
     if (!output.ok()) return output.status();
     staged.output_path = *output;
@@ -92,11 +99,8 @@ absl::StatusOr<StagedHostXSpace> StageHostXSpace(const xplane::XSpaceData& space
     absl::StatusOr<logdir::RunWriter*> part_writer = parts->Writer(part_run);
     if (!part_writer.ok()) return part_writer.status();
     absl::StatusOr<std::string> output;
-    {
-      // One part in memory at a time, holding only its own events.
-      xplane::XSpaceData part = split->ExtractPart(k);
-      output = (*part_writer)->StageXSpace(host, part);
-    }
+    output = (*part_writer)->StageXSpaceWith(
+        host, [&](AtomicOutputFile* file) { return split->WritePart(k, &sizes, file); });
     if (!output.ok()) return output.status();
     SplitReport::Part& part = report.parts.emplace_back();
     part.run = part_run;

@@ -68,16 +68,21 @@ void AtomicOutputFile::Abandon() {
   ::unlink(temp_path_.c_str());
 }
 
-absl::Status AtomicOutputFile::FlushBuffer() {
+absl::Status AtomicOutputFile::WriteAll(absl::string_view data) {
   size_t pos = 0;
-  while (pos < buffer_.size()) {
-    ssize_t n = ::write(fd_, buffer_.data() + pos, buffer_.size() - pos);
+  while (pos < data.size()) {
+    ssize_t n = ::write(fd_, data.data() + pos, data.size() - pos);
     if (n < 0) {
       if (errno == EINTR) continue;
       return WriteError(errno, target_path_, "write failed");
     }
     pos += static_cast<size_t>(n);
   }
+  return absl::OkStatus();
+}
+
+absl::Status AtomicOutputFile::FlushBuffer() {
+  TBPROF_RETURN_IF_ERROR(WriteAll(buffer_));
   buffer_.clear();
   return absl::OkStatus();
 }
@@ -85,13 +90,13 @@ absl::Status AtomicOutputFile::FlushBuffer() {
 absl::Status AtomicOutputFile::Append(absl::string_view data) {
   if (done_) return absl::FailedPreconditionError(absl::StrCat(target_path_, ": already closed"));
   bytes_written_ += data.size();
-  if (buffer_.size() + data.size() > kBufferSize) {
+  if (data.size() >= kBufferSize) {
+    // A whole buffer's worth (e.g. the chunks of a stream adaptor): written
+    // as it is, after what is buffered, not copied first.
     TBPROF_RETURN_IF_ERROR(FlushBuffer());
-    if (data.size() > kBufferSize) {
-      buffer_.assign(data.data(), data.size());
-      return FlushBuffer();
-    }
+    return WriteAll(data);
   }
+  if (buffer_.size() + data.size() > kBufferSize) TBPROF_RETURN_IF_ERROR(FlushBuffer());
   buffer_.append(data.data(), data.size());
   return absl::OkStatus();
 }

@@ -49,6 +49,8 @@ class AtomicOutputFile {
 
  private:
   AtomicOutputFile(int fd, std::string target_path, std::string temp_path);
+  // Writes `data` to the file, unbuffered.
+  absl::Status WriteAll(absl::string_view data);
   absl::Status FlushBuffer();
 
   int fd_;

@@ -173,6 +173,49 @@ TEST(XSpaceSplitTest, EstimateMatchesSerializedSize) {
   EXPECT_NEAR(static_cast<double>(estimate), static_cast<double>(actual), actual * 0.01);
 }
 
+TEST(XSpaceSplitTest, EstimateFromEventSizesIsTheEstimate) {
+  for (bool with_roots : {true, false}) {
+    XSpaceData space = MakeSpace(6, with_roots);
+    EXPECT_EQ(EstimateXSpaceWireBytes(space, ComputeEventWireSizes(space)),
+              EstimateXSpaceWireBytes(space));
+  }
+}
+
+// WritePart / SerializePart write the bytes of ExtractPart + serialize, with
+// or without the event sizes, whether the split is by steps or by time.
+TEST(XSpaceSplitTest, WrittenPartsAreTheExtractedParts) {
+  struct Case {
+    int steps;
+    bool with_roots;
+    uint64_t divisor;
+  };
+  for (const Case& c : {Case{12, true, 3}, Case{12, false, 3}, Case{2, true, 4},
+                        Case{23, true, 2}, Case{5, false, 1}}) {
+    XSpaceData space = MakeSpace(c.steps, c.with_roots);
+    // Aggregate events and a line without events ride along.
+    Line& line = space.planes[0].lines[0];
+    Event aggregate = line.events.back();
+    aggregate.set_is_aggregate(true);
+    aggregate.set_has_data(true);
+    aggregate.offset_ps = 3;
+    aggregate.stats_begin = static_cast<uint32_t>(line.stats.size());
+    line.events.push_back(aggregate);
+    space.planes[0].lines.emplace_back().id = 77;
+    const EventWireSizes sizes = ComputeEventWireSizes(space);
+    const uint64_t limit = EstimateXSpaceWireBytes(space) / c.divisor;
+    XSpaceSplit split = XSpaceSplit::Plan(space, limit, &sizes);
+    XSpaceSplit unsized = XSpaceSplit::Plan(space, limit);
+    ASSERT_EQ(split.num_parts(), unsized.num_parts());
+    for (size_t k = 0; k < split.num_parts(); ++k) {
+      const std::string expected = SerializeXSpaceData(split.ExtractPart(k));
+      EXPECT_EQ(split.SerializePart(k, &sizes), expected) << c.steps << " part " << k;
+      EXPECT_EQ(split.SerializePart(k, nullptr), expected) << c.steps << " part " << k;
+      EXPECT_EQ(unsized.SerializePart(k, &sizes), expected) << c.steps << " part " << k;
+      EXPECT_EQ(split.parts()[k].estimated_bytes, unsized.parts()[k].estimated_bytes);
+    }
+  }
+}
+
 TEST(XSpaceSplitTest, SpaceUnderTheLimitIsOnePart) {
   XSpaceData space = MakeSpace(6);
   XSpaceSplit split = XSpaceSplit::Plan(space, EstimateXSpaceWireBytes(space) + 1);

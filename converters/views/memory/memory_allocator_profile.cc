@@ -110,10 +110,8 @@ void AddActiveAllocations(const TimeOrderedSnaps& snaps, const SnapContext& cont
   for (size_t i = 0; i < snaps.size() && snaps[i].time_ps <= peak_snap.time_ps; ++i) {
     const Snap& s = snaps[i];
     if (s.step != peak_step) continue;
-    // Not in the Snap: read again from the event (for the peak step's
-    // events only, but in a trace without steps these are all before the
-    // peak).
-    const int64_t allocation_bytes = context.AllocationBytesOf(snaps.order[i]);
+    // From the Snap, or read again from the event when too large for it.
+    const int64_t allocation_bytes = context.AllocationBytesOf(snaps.order[i], s);
     if (s.is_allocation) {
       live[s.address] = i;
       unmapped_bytes -= allocation_bytes;

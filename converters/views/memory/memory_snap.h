@@ -68,6 +68,17 @@ struct Snap {
                        // its allocation's once BuildAllocatorProfile has run).
   uint32_t allocator : 31;  // Index into the allocators' memory ids.
   uint32_t is_allocation : 1;
+  // The `allocation_bytes` stat when in [0, kWideAllocationBytes), else
+  // kWideAllocationBytes: read it from the event (SnapContext::
+  // AllocationBytesOf). Fills what would be padding.
+  uint32_t allocation_bytes = 0;
+
+  static constexpr uint32_t kWideAllocationBytes = 0xffffffffu;
+  void set_allocation_bytes(int64_t bytes) {
+    allocation_bytes = bytes >= 0 && bytes < int64_t{kWideAllocationBytes}
+                           ? static_cast<uint32_t>(bytes)
+                           : kWideAllocationBytes;
+  }
 
   Snap() : allocator(0), is_allocation(0) {}
 };
@@ -98,7 +109,10 @@ struct SnapContext {
   int64_t BeginPs(uint32_t snap, const Snap& s) const {
     return line_begin_ps[LineOf(snap)] + s.time_ps;
   }
-  int64_t AllocationBytesOf(uint32_t snap) const {
+  // The allocation_bytes of snapshot `snap`, `s`: from the Snap if it holds
+  // them, else from its event.
+  int64_t AllocationBytesOf(uint32_t snap, const Snap& s) const {
+    if (s.allocation_bytes != Snap::kWideAllocationBytes) return s.allocation_bytes;
     return memory_profile::AllocationBytesOf(EventOf(snap));
   }
   MemoryEventStats StatsOf(uint32_t snap) const {

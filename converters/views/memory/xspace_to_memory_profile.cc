@@ -162,6 +162,7 @@ MemoryProfile ConvertXSpaceToMemoryProfile(const xplane::XSpaceData& space,
       snap.in_use = stats.in_use();
       snap.step = step_ids.Intern(stats.group_id);
       snap.address = stats.address;
+      snap.set_allocation_bytes(stats.allocation_bytes);
       snap.texts = texts.Intern(stats.texts);
       snap.allocator = last_allocator;
       snap.is_allocation = event.host_event_type() == xplane::HostEventType::kMemoryAllocation;

@@ -2,11 +2,11 @@
 
 #include <algorithm>
 #include <cstring>
+#include <memory>
 
-#include "absl/base/casts.h"
+#include "absl/functional/function_ref.h"
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/io/coded_stream.h"
-#include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "src/base/output_file.h"
 
 namespace tbprof::xplane {
@@ -30,24 +30,80 @@ inline uint64_t StringSizeIfNotEmpty(absl::string_view s) {
 inline uint8_t* PutVarint(uint64_t v, uint8_t* p) {
   return CodedOutputStream::WriteVarint64ToArray(v, p);
 }
-inline void WriteVarintField(CodedOutputStream* out, int field, uint64_t v) {
-  uint8_t buf[11];
-  buf[0] = Tag(field, kVarint);
-  uint8_t* end = PutVarint(v, buf + 1);
-  out->WriteRaw(buf, static_cast<int>(end - buf));
+
+// The bytes being written: the writer encodes straight into a 1 MiB buffer,
+// which goes to `sink` whenever it is full (strings of a buffer's size or
+// more go to `sink` as they are). The first error of `sink` is kept and
+// later output dropped.
+class WireOut {
+ public:
+  // Must outlive the WireOut.
+  using Sink = absl::FunctionRef<absl::Status(absl::string_view)>;
+  // Reserve() hands out at most this many bytes.
+  static constexpr size_t kMaxReserve = 64;
+
+  explicit WireOut(Sink sink)
+      : sink_(sink), buffer_(new uint8_t[kSize]), pos_(buffer_.get()), end_(pos_ + kSize) {}
+
+  // Room for `n` <= kMaxReserve bytes at the returned pointer; Advance() to
+  // the end of what was written there.
+  uint8_t* Reserve(size_t n) {
+    if (static_cast<size_t>(end_ - pos_) < n) Flush();
+    return pos_;
+  }
+  void Advance(uint8_t* end) { pos_ = end; }
+
+  void Write(const char* data, size_t n) {
+    if (n > static_cast<size_t>(end_ - pos_)) {
+      Flush();
+      if (n >= kSize) {
+        if (status_.ok()) status_ = sink_(absl::string_view(data, n));
+        return;
+      }
+    }
+    std::memcpy(pos_, data, n);
+    pos_ += n;
+  }
+
+  // Hands what is buffered to the sink; the first error of the sink.
+  absl::Status Finish() {
+    Flush();
+    return status_;
+  }
+
+ private:
+  static constexpr size_t kSize = size_t{1} << 20;
+
+  void Flush() {
+    if (pos_ != buffer_.get() && status_.ok()) {
+      status_ = sink_(absl::string_view(reinterpret_cast<const char*>(buffer_.get()),
+                                        static_cast<size_t>(pos_ - buffer_.get())));
+    }
+    pos_ = buffer_.get();
+  }
+
+  Sink sink_;
+  std::unique_ptr<uint8_t[]> buffer_;
+  uint8_t* pos_;
+  uint8_t* end_;
+  absl::Status status_;
+};
+
+inline void WriteVarintField(WireOut* out, int field, uint64_t v) {
+  uint8_t* p = out->Reserve(11);
+  *p++ = Tag(field, kVarint);
+  out->Advance(PutVarint(v, p));
 }
-inline void WriteLengthHeader(CodedOutputStream* out, int field, uint64_t len) {
-  uint8_t buf[11];
-  buf[0] = Tag(field, kLen);
-  uint8_t* end = PutVarint(len, buf + 1);
-  out->WriteRaw(buf, static_cast<int>(end - buf));
+inline void WriteLengthHeader(WireOut* out, int field, uint64_t len) {
+  uint8_t* p = out->Reserve(11);
+  *p++ = Tag(field, kLen);
+  out->Advance(PutVarint(len, p));
 }
-inline void WriteBytesField(CodedOutputStream* out, int field, absl::string_view bytes) {
+inline void WriteBytesField(WireOut* out, int field, absl::string_view bytes) {
   WriteLengthHeader(out, field, bytes.size());
-  // An empty view may have a null data(): memcpy(dst, nullptr, 0) is UB.
-  if (!bytes.empty()) out->WriteRaw(bytes.data(), static_cast<int>(bytes.size()));
+  if (!bytes.empty()) out->Write(bytes.data(), bytes.size());
 }
-inline void WriteStringIfNotEmpty(CodedOutputStream* out, int field, absl::string_view s) {
+inline void WriteStringIfNotEmpty(WireOut* out, int field, absl::string_view s) {
   if (!s.empty()) WriteBytesField(out, field, s);
 }
 
@@ -76,11 +132,13 @@ inline uint64_t StatsSize(const Plane& plane, const WideValues& wide, const Stri
   return size;
 }
 
-// Writes `s` as a `field` entry (tag, length, message), its fixed fields in
-// one piece.
-inline void WriteStat(CodedOutputStream* out, int field, const Plane& plane,
-                      const WideValues& wide, const StringPool& strings, Stat s) {
-  uint8_t body[32];
+// Writes `s` as a `field` entry (tag, length, message), encoded in place:
+// its fixed fields go after a one-byte length, moved along in the rare case
+// that the length needs more (a long string value).
+inline void WriteStat(WireOut* out, int field, const Plane& plane, const WideValues& wide,
+                      const StringPool& strings, Stat s) {
+  uint8_t* const start = out->Reserve(WireOut::kMaxReserve);  // 2 + 22 + 9 at most.
+  uint8_t* const body = start + 2;
   uint8_t* p = body;
   const int64_t id = plane.stat_metadata[s.metadata_index()].id;
   if (id != 0) {
@@ -115,16 +173,22 @@ inline void WriteStat(CodedOutputStream* out, int field, const Plane& plane,
       break;
   }
   const size_t head = static_cast<size_t>(p - body);
-  uint8_t buf[48];
-  buf[0] = Tag(field, kLen);
-  uint8_t* q = PutVarint(head + str.size(), buf + 1);
-  std::memcpy(q, body, head);
-  q += head;
-  out->WriteRaw(buf, static_cast<int>(q - buf));
-  if (!str.empty()) out->WriteRaw(str.data(), static_cast<int>(str.size()));
+  const uint64_t total = head + str.size();
+  start[0] = Tag(field, kLen);
+  if (total < 0x80) {
+    start[1] = static_cast<uint8_t>(total);
+  } else {
+    uint8_t length[10];
+    const size_t length_bytes = static_cast<size_t>(PutVarint(total, length) - length);
+    std::memmove(start + 1 + length_bytes, body, head);
+    std::memcpy(start + 1, length, length_bytes);
+    p += length_bytes - 1;
+  }
+  out->Advance(p);
+  if (!str.empty()) out->Write(str.data(), str.size());
 }
 
-inline void WriteStats(CodedOutputStream* out, int field, const Plane& plane,
+inline void WriteStats(WireOut* out, int field, const Plane& plane,
                        const WideValues& wide, const StringPool& strings, const Stat* stats,
                        size_t n) {
   for (size_t i = 0; i < n; ++i) WriteStat(out, field, plane, wide, strings, stats[i]);
@@ -143,7 +207,7 @@ class Writer {
   Writer(const XSpaceData& space, const EventWireSizes* sizes, const XSpaceWireSubset* subset)
       : space_(space), strings_(space.strings), sizes_(sizes), subset_(subset) {}
 
-  void WriteSpace(CodedOutputStream* out) {
+  void WriteSpace(WireOut* out) {
     std::vector<std::vector<uint32_t>> local_sizes;
     for (size_t p = 0; p < space_.planes.size(); ++p) {
       const Plane& plane = space_.planes[p];
@@ -233,11 +297,10 @@ class Writer {
     return size;
   }
 
-  void WriteEvent(CodedOutputStream* out, const Plane& plane, const Line& line, size_t i,
+  void WriteEvent(WireOut* out, const Plane& plane, const Line& line, size_t i,
                   uint32_t size) const {
     const Event& e = line.events[i];
-    uint8_t buf[48];
-    uint8_t* p = buf;
+    uint8_t* p = out->Reserve(1 + 5 + 3 * 11);
     *p++ = Tag(4, kLen);
     p = PutVarint(size, p);
     const int64_t md_id = plane.event_metadata[e.metadata_index()].id;
@@ -253,7 +316,7 @@ class Writer {
       *p++ = Tag(3, kVarint);
       p = PutVarint(static_cast<uint64_t>(e.duration_ps), p);
     }
-    out->WriteRaw(buf, static_cast<int>(p - buf));
+    out->Advance(p);
     WriteStats(out, 4, plane, plane.wide_values, strings_, line.stats.data() + e.stats_begin,
                line.stats_count(i));
     if (e.has_data() && e.is_aggregate()) {
@@ -261,7 +324,7 @@ class Writer {
     }
   }
 
-  void WriteLine(CodedOutputStream* out, size_t p, size_t l, const Plane& plane,
+  void WriteLine(WireOut* out, size_t p, size_t l, const Plane& plane,
                  const std::vector<uint32_t>& event_sizes) const {
     const Line& line = plane.lines[l];
     const int64_t duration_ps = lines_[l].duration_ps;
@@ -311,7 +374,7 @@ class Writer {
     return VarintFieldSize(static_cast<uint64_t>(key)) + LenFieldSize(value_size);
   }
 
-  void WritePlane(CodedOutputStream* out, size_t p, const Plane& plane,
+  void WritePlane(WireOut* out, size_t p, const Plane& plane,
                   const std::vector<std::vector<uint32_t>>& sizes, const std::vector<Stat>& stats,
                   const WideValues& stats_wide) const {
     if (plane.id != 0) WriteVarintField(out, 1, static_cast<uint64_t>(plane.id));
@@ -334,7 +397,9 @@ class Writer {
       WriteStats(out, 5, plane, plane.wide_values, strings_, md.stats.data(), md.stats.size());
       if (!md.child_ids.empty()) {
         WriteLengthHeader(out, 6, PackedSize(md.child_ids));
-        for (int64_t v : md.child_ids) out->WriteVarint64(static_cast<uint64_t>(v));
+        for (int64_t v : md.child_ids) {
+          out->Advance(PutVarint(static_cast<uint64_t>(v), out->Reserve(10)));
+        }
       }
     }
     for (const StatMetadata& md : plane.stat_metadata) {
@@ -355,22 +420,6 @@ class Writer {
   const EventWireSizes* sizes_;
   const XSpaceWireSubset* subset_;
   std::vector<LinePlan> lines_;  // Of the plane being written.
-};
-
-// Adapts AtomicOutputFile to protobuf's copying stream interface.
-class FileCopyingStream : public ::google::protobuf::io::CopyingOutputStream {
- public:
-  explicit FileCopyingStream(AtomicOutputFile* file) : file_(file) {}
-  bool Write(const void* buffer, int size) override {
-    if (!status_.ok()) return false;
-    status_ = file_->Append(absl::string_view(static_cast<const char*>(buffer), size));
-    return status_.ok();
-  }
-  const absl::Status& status() const { return status_; }
-
- private:
-  AtomicOutputFile* file_;
-  absl::Status status_;
 };
 
 }  // namespace
@@ -413,29 +462,22 @@ EventWireSizes ComputeEventWireSizes(const XSpaceData& space) {
 std::string SerializeXSpaceWire(const XSpaceData& space, const EventWireSizes* sizes,
                                 const XSpaceWireSubset* subset) {
   std::string out;
-  {
-    ::google::protobuf::io::StringOutputStream stream(&out);
-    CodedOutputStream coded(&stream);
-    Writer(space, sizes, subset).WriteSpace(&coded);
-  }
+  auto append = [&out](absl::string_view chunk) {
+    out.append(chunk.data(), chunk.size());
+    return absl::OkStatus();
+  };
+  WireOut wire(append);
+  Writer(space, sizes, subset).WriteSpace(&wire);
+  wire.Finish().IgnoreError();  // Appending to a string does not fail.
   return out;
 }
 
 absl::Status WriteXSpaceWire(const XSpaceData& space, const EventWireSizes* sizes,
                              const XSpaceWireSubset* subset, AtomicOutputFile* file) {
-  FileCopyingStream sink(file);
-  {
-    ::google::protobuf::io::CopyingOutputStreamAdaptor adaptor(&sink, 1 << 20);
-    {
-      CodedOutputStream coded(&adaptor);
-      Writer(space, sizes, subset).WriteSpace(&coded);
-      if (coded.HadError() && sink.status().ok()) {
-        return absl::InternalError(absl::StrCat(file->target_path(), ": serialization failed"));
-      }
-    }
-    adaptor.Flush();
-  }
-  return sink.status();
+  auto append = [file](absl::string_view chunk) { return file->Append(chunk); };
+  WireOut wire(append);
+  Writer(space, sizes, subset).WriteSpace(&wire);
+  return wire.Finish();
 }
 
 }  // namespace tbprof::xplane

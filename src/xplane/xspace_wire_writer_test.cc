@@ -18,7 +18,7 @@ namespace {
 
 namespace pb = ::tensorflow::profiler;
 
-// Every stat kind, narrow and wide values, an aggregate event, an empty
+// Every stat kind, narrow and wide values, short and long strings, an aggregate event, an empty
 // line, plane stats and metadata with stats and children.
 XSpaceData BuildSample() {
   XSpaceData space;
@@ -34,7 +34,9 @@ XSpaceData BuildSample() {
     e.AddUint64(host->GetOrCreateStatMetadata("big"), i == 3 ? ~0ull : i);
     e.AddInt64(host->GetOrCreateStatMetadata("neg"), i == 4 ? -(int64_t{1} << 40) : -7);
     e.AddBytes(host->GetOrCreateStatMetadata("raw"), std::string("\0\1\2", 3));
-    e.AddString(host->GetOrCreateStatMetadata("name"), std::string(i * 100, 'x'));
+    // Lengths of one and two varint bytes, and one over the output buffer.
+    e.AddString(host->GetOrCreateStatMetadata("name"),
+                i == 5 ? std::string(size_t{3} << 20, 'y') : std::string(i * 100, 'x'));
   }
   line->AddAggregatedEvent(md, /*num_occurrences=*/4, /*duration_ps=*/0);
   host->GetOrCreateLine(124)->SetName("idle thread");  // No events.

@@ -129,9 +129,17 @@ void AddActiveAllocations(const TimeOrderedSnaps& snaps, const SnapContext& cont
   }
   unmapped_bytes -= unmatched_dealloc_bytes;
 
+  // The live allocations in time order, so that their events are read
+  // front to back rather than in the map's order (a cache miss each, with
+  // millions live); the rows are sorted below whatever their order here.
+  std::vector<uint32_t> live_indices;
+  live_indices.reserve(live.size());
+  for (const auto& [address, index] : live) live_indices.push_back(static_cast<uint32_t>(index));
+  live = {};
+  std::sort(live_indices.begin(), live_indices.end());
   std::vector<Row> rows;
-  rows.reserve(live.size() + 2);
-  for (const auto& [address, index] : live) {
+  rows.reserve(live_indices.size() + 2);
+  for (const uint32_t index : live_indices) {
     Row& row = rows.emplace_back();
     row.index = static_cast<int64_t>(index);
     ReadRowBytes(snaps.order[index], context, &row);

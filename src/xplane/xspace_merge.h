@@ -20,7 +20,8 @@
 
 namespace tbprof::xplane {
 
-// True for the warning XSpaceSplit::ExtractPart() puts in each part.
+// True for the warning XSpaceSplit::ExtractPart() and WritePart() put in each
+// part.
 bool IsSplitPartWarning(absl::string_view warning);
 
 // Merges `parts` (in part order; at least one) into one space. Errors:

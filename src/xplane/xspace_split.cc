@@ -218,6 +218,12 @@ bool XSpaceSplit::AssignSlots(bool by_steps) {
   uint32_t num_slots = 1;
   if (by_steps) {
     if (host == nullptr) return false;
+    // Without `_r` stat metadata no event is a root: no pass over the events.
+    bool has_root_stat = false;
+    for (const StatMetadata& md : host->stat_metadata) {
+      has_root_stat |= FindStatType(space.strings.Get(md.name)) == StatType::kIsRoot;
+    }
+    if (!has_root_stat) return false;
     struct Root {
       int64_t begin, end, step_num;
     };

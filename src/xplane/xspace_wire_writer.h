@@ -36,8 +36,8 @@ EventWireSizes ComputeEventWireSizes(const XSpaceData& space);
 std::vector<std::vector<uint32_t>> ComputePlaneEventWireSizes(const XSpaceData& space,
                                                               const Plane& plane);
 
-// Bytes of event `i` of `line` (of `plane`) as an entry of XLine.events: its
-// size plus the tag and length prefix.
+// Bytes of an event of `event_size` bytes (EventWireSizes) as an entry of
+// XLine.events: its size plus the tag and length prefix.
 inline uint64_t EventEntryBytes(uint32_t event_size) {
   uint64_t n = 2;  // Tag (field 4) and the first length byte.
   for (uint32_t v = event_size; v >= 0x80; v >>= 7) ++n;

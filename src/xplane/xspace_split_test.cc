@@ -347,6 +347,29 @@ TEST(XSpaceSplitTest, TraceWithoutStepsIsCutByTime) {
   }
 }
 
+// A host plane without `_r` stat metadata has no steps (planned without a
+// pass over its events for roots).
+TEST(XSpaceSplitTest, PlaneWithoutRootStatIsCutByTime) {
+  XSpaceData space = MakeSpace(12, /*with_roots=*/false);
+  for (Plane& plane : space.planes) {
+    for (StatMetadata& md : plane.stat_metadata) {
+      if (space.strings.Get(md.name) == StatTypeName(StatType::kIsRoot)) {
+        md.name = space.strings.Intern("not_a_root");
+      }
+    }
+  }
+  XSpaceSplit split = XSpaceSplit::Plan(space, EstimateXSpaceWireBytes(space) / 3);
+  EXPECT_FALSE(split.by_steps());
+  ASSERT_GE(split.num_parts(), 3u);
+  std::vector<EventKey> all;
+  for (size_t i = 0; i < split.num_parts(); ++i) {
+    std::vector<EventKey> events = Events(split.ExtractPart(i));
+    all.insert(all.end(), events.begin(), events.end());
+  }
+  std::sort(all.begin(), all.end());
+  EXPECT_EQ(all, Events(space));
+}
+
 TEST(XSpaceSplitTest, StepOverTheLimitFallsBackToTime) {
   XSpaceData space = MakeSpace(2);
   XSpaceSplit split = XSpaceSplit::Plan(space, EstimateXSpaceWireBytes(space) / 4);

@@ -22,7 +22,9 @@ constexpr int kVarint = 0, kFixed64 = 1, kLen = 2;
 
 inline uint64_t VarintSize(uint64_t v) { return CodedOutputStream::VarintSize64(v); }
 inline uint64_t VarintFieldSize(uint64_t v) { return 1 + VarintSize(v); }
-inline uint64_t LenFieldSize(uint64_t n) { return 1 + VarintSize(n) + n; }
+// Lengths of stats and events are nearly always under 128: one length byte,
+// without computing a varint size.
+inline uint64_t LenFieldSize(uint64_t n) { return (n < 0x80 ? 2 : 1 + VarintSize(n)) + n; }
 inline uint64_t StringSizeIfNotEmpty(absl::string_view s) {
   return s.empty() ? 0 : LenFieldSize(s.size());
 }

@@ -1,5 +1,6 @@
 #include "converters/memory_snapshot/pickle_reader.h"
 
+#include <algorithm>
 #include <cstring>
 #include <utility>
 #include <vector>
@@ -38,6 +39,11 @@ constexpr uint8_t kUndefinedFlag = 1;  // A memo slot never PUT.
 // many small dicts and lists of a snapshot allocate nothing; a larger vector
 // is given back.
 constexpr size_t kKeptItemCapacity = 64;
+// Fewest input bytes per memo entry expected in a real snapshot (PyTorch's
+// pickles memoize about one entry per 40 bytes), and the most entries
+// reserved before reading (1 GiB of address space).
+constexpr uint64_t kBytesPerMemoEntry = 32;
+constexpr uint64_t kMaxMemoReserve = uint64_t{1} << 26;
 
 bool IsContainer(Kind k) {
   return k == Kind::kList || k == Kind::kTuple || k == Kind::kDict || k == Kind::kSet;
@@ -362,6 +368,10 @@ absl::StatusOr<Value> Reader::Run() {
   const uint8_t* p = data_;
   const uint8_t* const end = data_ + size_;
   uint64_t next_progress = options_.progress ? options_.progress_bytes : UINT64_MAX;
+  // Python memoizes nearly every container and string it writes: room for
+  // the memo of a typical pickle up front (address space only until used),
+  // so that the largest vector of the read does not regrow and copy itself.
+  memo_.reserve(std::min<uint64_t>(size_ / kBytesPerMemoEntry, kMaxMemoReserve));
   // Fewer than `n` bytes left after the opcode.
   auto short_of = [&p, end](uint64_t n) { return static_cast<uint64_t>(end - p) < n; };
   for (;;) {

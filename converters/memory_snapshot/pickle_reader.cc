@@ -141,7 +141,16 @@ class Reader {
     return it == sparse_memo_.end() ? nullptr : &it->second;
   }
   // Replaces memo reference `*v` by what it stands for (one alias level).
-  absl::Status Resolve(Value* v);
+  absl::Status Resolve(Value* v) {
+    if (v->kind != Kind::kMemoRef) return absl::OkStatus();
+    const Value* entry = FindMemo(v->u);
+    if (ABSL_PREDICT_TRUE(entry != nullptr && entry->kind != Kind::kMemoRef)) {
+      *v = *entry;  // The common case: no alias.
+      return absl::OkStatus();
+    }
+    return ResolveAlias(v);
+  }
+  ABSL_ATTRIBUTE_NOINLINE absl::Status ResolveAlias(Value* v);
   // Replaces `*v`, a member of a container, by what it stands for: a
   // container is reduced (once).
   absl::Status Consume(Value* v);
@@ -165,6 +174,15 @@ class Reader {
     return absl::OkStatus();
   }
   absl::Status Put(uint64_t index);
+  // Memo entry `index` (if defined and still naming container `c`) becomes
+  // `reduced`.
+  void UpdateMemo(uint64_t index, const Value& c, const Value& reduced) {
+    if (index == kNoMemo) return;
+    Value* entry = FindMemo(index);
+    if (entry != nullptr && entry->kind == c.kind && entry->u == c.u && entry->len == c.len) {
+      *entry = reduced;
+    }
+  }
   absl::Status Get(uint64_t index) {
     const Value* entry = FindMemo(index);
     if (entry == nullptr) return Bad(absl::StrCat("memo key ", index, " is not defined"));
@@ -227,7 +245,7 @@ Value Reader::NewContainer(Kind kind) {
   return v;
 }
 
-absl::Status Reader::Resolve(Value* v) {
+absl::Status Reader::ResolveAlias(Value* v) {
   for (int depth = 0; v->kind == Kind::kMemoRef; ++depth) {
     if (depth == 2) return Bad("memo alias chain");
     const Value* entry = FindMemo(v->u);
@@ -257,13 +275,8 @@ absl::Status Reader::Consume(Value* member) {
     return absl::InternalError("pickle visitor returned a container");
   }
   // Every memo entry naming this container now names its reduction.
-  for (uint64_t index : {slot->memo_index, memo_index}) {
-    if (index == kNoMemo) continue;
-    Value* entry = FindMemo(index);
-    if (entry != nullptr && entry->kind == v.kind && entry->u == v.u && entry->len == v.len) {
-      *entry = *reduced;
-    }
-  }
+  UpdateMemo(slot->memo_index, v, *reduced);
+  if (memo_index != slot->memo_index) UpdateMemo(memo_index, v, *reduced);
   slot->items.clear();
   if (slot->items.capacity() > kKeptItemCapacity) std::vector<Value>().swap(slot->items);
   slot->live = false;
@@ -301,7 +314,7 @@ absl::Status Reader::AddItems(Kind want, const char* op, size_t begin) {
   return absl::OkStatus();
 }
 
-absl::Status Reader::Put(uint64_t index) {
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline absl::Status Reader::Put(uint64_t index) {
   if (stack_.size() == MarkBase()) return NeedError(1, "PUT");
   Value& top = stack_.back();
   const Value stored = top;

@@ -43,7 +43,7 @@ namespace {
 // Counts into `*without_time` the allocator events without time_us.
 void FindInitialState(const Snapshot& snapshot, const std::vector<uint32_t>& segments,
                       DeviceMemory* m, int64_t* without_time) {
-  absl::flat_hash_map<uint64_t, int64_t> live_blocks;  // Allocated in the trace, not freed.
+  absl::flat_hash_set<uint64_t> live_blocks;  // Allocated in the trace, not freed.
   absl::flat_hash_set<uint64_t> live_segments;
   if (static_cast<size_t>(m->device) < snapshot.device_traces.size()) {
     for (uint32_t index : snapshot.device_traces[m->device]) {
@@ -51,7 +51,7 @@ void FindInitialState(const Snapshot& snapshot, const std::vector<uint32_t>& seg
       if (!e.has_time && e.action != Action::kOther) ++*without_time;
       switch (e.action) {
         case Action::kAlloc:
-          live_blocks[e.addr] = e.size;
+          live_blocks.insert(e.addr);
           ++m->allocs;
           break;
         case Action::kFreeCompleted:

@@ -387,12 +387,15 @@ absl::StatusOr<Value> Reader::Run() {
   memo_.reserve(std::min<uint64_t>(size_ / kBytesPerMemoEntry, kMaxMemoReserve));
   // Fewer than `n` bytes left after the opcode.
   auto short_of = [&p, end](uint64_t n) { return static_cast<uint64_t>(end - p) < n; };
+  // One compare per opcode for both the end and the next progress call.
+  uint64_t check_at = std::min<uint64_t>(next_progress, size_);
   for (;;) {
     op_at_ = static_cast<uint64_t>(p - data_);
-    if (ABSL_PREDICT_FALSE(p == end)) return Truncated("the pickle (no STOP opcode)");
-    if (ABSL_PREDICT_FALSE(op_at_ >= next_progress)) {
+    if (ABSL_PREDICT_FALSE(op_at_ >= check_at)) {
+      if (p == end) return Truncated("the pickle (no STOP opcode)");
       options_.progress(op_at_);
       next_progress = op_at_ + options_.progress_bytes;
+      check_at = std::min<uint64_t>(next_progress, size_);
     }
     const uint8_t op = *p++;
     switch (op) {

@@ -90,6 +90,7 @@ class SnapshotVisitor : public pickle::PickleVisitor {
                                uint64_t offset) override {
     if (kind == Kind::kDict) return ReduceDict(items);
     if (kind == Kind::kList) {
+      if (!MaybeTaken(offset)) return ReduceList(items);
       auto it = taken_.find(offset);
       if (it == taken_.end()) return ReduceList(items);
       // A trace list whose events were taken as they came.
@@ -108,6 +109,7 @@ class SnapshotVisitor : public pickle::PickleVisitor {
     for (const Value& v : items) {
       if (!v.IsHandle(kEvent)) return false;
     }
+    taken_filter_[list_offset % kTakenFilterBits / 64] |= uint64_t{1} << (list_offset % 64);
     std::vector<uint32_t>& ids = taken_[list_offset];
     for (const Value& v : items) ids.push_back(static_cast<uint32_t>(v.u));
     return true;
@@ -155,9 +157,15 @@ class SnapshotVisitor : public pickle::PickleVisitor {
       case kFrame: {
         frames_.clear();
         for (const Value& v : items) frames_.push_back(static_cast<uint32_t>(v.u));
+        // Most stacks recur: a direct-mapped cache in front of the map.
+        uint64_t h = frames_.size();
+        for (uint32_t frame : frames_) h = (h ^ frame) * uint64_t{0x9E3779B97F4A7C15};
+        uint32_t& cached = stack_cache_[h >> (64 - kStackCacheBits)];
+        if (cached != 0 && out_->stacks[cached] == frames_) return Value::Handle(kStack, cached);
         auto [it, inserted] =
             stack_ids_.try_emplace(frames_, static_cast<uint32_t>(out_->stacks.size()));
         if (inserted) out_->stacks.push_back(frames_);
+        cached = it->second;
         return Value::Handle(kStack, it->second);
       }
       case kEvent: {
@@ -332,7 +340,17 @@ class SnapshotVisitor : public pickle::PickleVisitor {
     return Value::Handle(kOther, 0);
   }
 
+  // False when no items of the list created at `offset` were taken (a
+  // filter by offset in front of taken_).
+  bool MaybeTaken(uint64_t offset) const {
+    return (taken_filter_[offset % kTakenFilterBits / 64] >> (offset % 64)) & 1;
+  }
+  static constexpr uint64_t kTakenFilterBits = 4096;
+  static constexpr int kStackCacheBits = 8;
+
   Snapshot* out_;
+  uint64_t taken_filter_[kTakenFilterBits / 64] = {};
+  uint32_t stack_cache_[1 << kStackCacheBits] = {};  // Stack ids (0: none).
   absl::flat_hash_map<std::string, uint32_t> string_ids_;
   absl::flat_hash_map<std::vector<uint32_t>, uint32_t, StackHash> stack_ids_;
   std::vector<uint32_t> frames_;  // Scratch.

@@ -40,16 +40,18 @@ std::string UserFrameText(const Snapshot& snapshot, uint32_t stack) {
 namespace {
 
 // Pass 1: which blocks and segments were live before recording began.
+// Counts into `*without_time` the allocator events without time_us.
 void FindInitialState(const Snapshot& snapshot, const std::vector<uint32_t>& segments,
-                      DeviceMemory* m) {
-  absl::flat_hash_map<uint64_t, int64_t> live_blocks;  // Allocated in the trace, not freed.
+                      DeviceMemory* m, int64_t* without_time) {
+  absl::flat_hash_set<uint64_t> live_blocks;  // Allocated in the trace, not freed.
   absl::flat_hash_set<uint64_t> live_segments;
   if (static_cast<size_t>(m->device) < snapshot.device_traces.size()) {
     for (uint32_t index : snapshot.device_traces[m->device]) {
       const TraceEvent& e = snapshot.events[index];
+      if (!e.has_time && e.action != Action::kOther) ++*without_time;
       switch (e.action) {
         case Action::kAlloc:
-          live_blocks[e.addr] = e.size;
+          live_blocks.insert(e.addr);
           ++m->allocs;
           break;
         case Action::kFreeCompleted:
@@ -127,7 +129,7 @@ void FindLiveAtPeak(const Snapshot& snapshot, DeviceMemory* m) {
 
 }  // namespace
 
-SnapshotAnalysis AnalyzeSnapshot(const Snapshot& snapshot) {
+SnapshotAnalysis AnalyzeStartState(const Snapshot& snapshot) {
   SnapshotAnalysis out;
   int64_t devices = static_cast<int64_t>(snapshot.device_traces.size());
   for (const Segment& s : snapshot.segments) {
@@ -138,7 +140,6 @@ SnapshotAnalysis AnalyzeSnapshot(const Snapshot& snapshot) {
     segments_by_device[snapshot.segments[i].device].push_back(static_cast<uint32_t>(i));
   }
   const std::vector<uint32_t> no_segments;
-  int64_t without_time = 0;
   for (int64_t d = 0; d < devices; ++d) {
     auto it = segments_by_device.find(d);
     const std::vector<uint32_t>& segments = it == segments_by_device.end() ? no_segments : it->second;
@@ -147,10 +148,19 @@ SnapshotAnalysis AnalyzeSnapshot(const Snapshot& snapshot) {
     if (!has_events && segments.empty()) continue;
     DeviceMemory m;
     m.device = d;
-    FindInitialState(snapshot, segments, &m);
+    FindInitialState(snapshot, segments, &m, &out.events_without_time);
     const bool has_trace = static_cast<size_t>(d) < snapshot.device_traces.size();
     m.trace_events = has_trace ? static_cast<int64_t>(snapshot.device_traces[d].size()) : 0;
     if (m.trace_events == 0 && m.segments == 0) continue;
+    out.devices.push_back(std::move(m));
+  }
+  out.has_times = out.events_without_time == 0;
+  return out;
+}
+
+void FinishAnalysis(const Snapshot& snapshot, SnapshotAnalysis* analysis) {
+  SnapshotAnalysis& out = *analysis;
+  for (DeviceMemory& m : out.devices) {
     // Pass 2: the running sums and the peak.
     m.peak_allocated_bytes = m.initial_allocated_bytes;
     m.reserved_at_peak_bytes = m.initial_reserved_bytes;
@@ -158,7 +168,6 @@ SnapshotAnalysis AnalyzeSnapshot(const Snapshot& snapshot) {
     m.final_allocated_bytes = m.initial_allocated_bytes;
     m.final_reserved_bytes = m.initial_reserved_bytes;
     ForEachRunning(snapshot, m, [&](size_t i, const TraceEvent& e, const RunningBytes& r) {
-      if (!e.has_time && e.action != Action::kOther) ++without_time;
       if (r.allocated > m.peak_allocated_bytes) {
         m.peak_allocated_bytes = r.allocated;
         m.peak_event = static_cast<int64_t>(i);
@@ -172,16 +181,14 @@ SnapshotAnalysis AnalyzeSnapshot(const Snapshot& snapshot) {
     FindLiveAtPeak(snapshot, &m);
     if (m.final_allocated_bytes != m.segment_active_bytes && m.segments > 0) {
       out.warnings.push_back(absl::StrCat(
-          "GPU ", d, ": the trace ends with ", m.final_allocated_bytes,
+          "GPU ", m.device, ": the trace ends with ", m.final_allocated_bytes,
           " bytes allocated but the segments at dump time hold ", m.segment_active_bytes,
           " active bytes (events missing from the trace?)"));
     }
-    out.devices.push_back(std::move(m));
   }
-  if (without_time > 0) {
-    out.has_times = false;
+  if (out.events_without_time > 0) {
     out.warnings.push_back(absl::StrCat(
-        without_time, " trace events have no time_us (recorded without context?): the "
+        out.events_without_time, " trace events have no time_us (recorded without context?): the "
         "timeline uses event order, 1 microsecond per event"));
   }
   if (snapshot.malformed_events > 0) {
@@ -197,6 +204,11 @@ SnapshotAnalysis AnalyzeSnapshot(const Snapshot& snapshot) {
         "the snapshot has no device_traces (memory history was not recorded): only the state at "
         "dump time is known");
   }
+}
+
+SnapshotAnalysis AnalyzeSnapshot(const Snapshot& snapshot) {
+  SnapshotAnalysis out = AnalyzeStartState(snapshot);
+  FinishAnalysis(snapshot, &out);
   return out;
 }
 

@@ -62,10 +62,23 @@ struct DeviceMemory {
 struct SnapshotAnalysis {
   std::vector<DeviceMemory> devices;  // By device number.
   bool has_times = true;  // Every allocator event has time_us.
+  int64_t events_without_time = 0;
   std::vector<std::string> warnings;
 };
 
 SnapshotAnalysis AnalyzeSnapshot(const Snapshot& snapshot);
+
+// AnalyzeSnapshot() in two steps, for a caller that needs each device's
+// state before recording began first (the converter emits the memory events
+// from it while the peaks are found on another thread).
+// AnalyzeStartState() fills `devices` (device, trace_events, allocs, frees,
+// ooms, initial_*, and the segment fields at dump time), has_times and
+// events_without_time. FinishAnalysis() then fills the peak fields,
+// live_at_peak and final_* of each device and the warnings; it writes no
+// other field, so another thread may read those of the first step (and
+// the snapshot) meanwhile.
+SnapshotAnalysis AnalyzeStartState(const Snapshot& snapshot);
+void FinishAnalysis(const Snapshot& snapshot, SnapshotAnalysis* analysis);
 
 // Running allocated bytes after each event of `device`'s trace, starting
 // from `memory.initial_allocated_bytes` (reserved likewise). Used by the

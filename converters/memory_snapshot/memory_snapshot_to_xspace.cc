@@ -6,6 +6,7 @@
 #include <cstring>
 #include <limits>
 #include <memory>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -193,16 +194,30 @@ class Emitter {
 
 MemorySnapshotSummary ConvertSnapshotToXSpace(const Snapshot& snapshot, xplane::XSpaceData* space) {
   MemorySnapshotSummary summary;
-  summary.analysis = memory_snapshot::AnalyzeSnapshot(snapshot);
+  summary.analysis = memory_snapshot::AnalyzeStartState(snapshot);
+  // Writing the events needs only each device's start state: the peaks and
+  // the blocks live at them are found meanwhile on a second thread (when
+  // there is a second core).
+  std::thread finish;
+  if (std::thread::hardware_concurrency() >= 2) {
+    finish = std::thread(
+        [&snapshot, &summary] { memory_snapshot::FinishAnalysis(snapshot, &summary.analysis); });
+  } else {
+    memory_snapshot::FinishAnalysis(snapshot, &summary.analysis);
+  }
   summary.trace_events = static_cast<int64_t>(snapshot.events.size());
   summary.segments = static_cast<int64_t>(snapshot.segments.size());
   summary.distinct_stacks = static_cast<int64_t>(snapshot.stacks.size()) - 1;
   Emitter emitter(snapshot, space);
   emitter.SetTimeBase(summary.analysis.has_times);
   int64_t ooms = 0;
+  // Only the fields AnalyzeStartState() filled are read until the join.
   for (const DeviceMemory& m : summary.analysis.devices) {
     summary.memory_events += emitter.Emit(m);
     ooms += m.ooms;
+  }
+  if (finish.joinable()) finish.join();
+  for (const DeviceMemory& m : summary.analysis.devices) {
     // Each distinct stack once: a peak may hold millions of blocks of a few
     // stacks.
     for (const LiveBlock& b : m.live_at_peak) {

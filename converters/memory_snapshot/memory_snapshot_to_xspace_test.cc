@@ -210,6 +210,54 @@ TEST(MemorySnapshotTest, PeakEqualsIndependentRunningSum) {
 // Names go into XSpace string fields, which must be UTF-8: each byte that
 // starts no valid sequence becomes U+FFFD (converters/common/utf8.h), the
 // rest of the name is kept.
+// The converter finds the peaks on a second thread while it writes the
+// events (AnalyzeStartState, then FinishAnalysis): its analysis is the one
+// AnalyzeSnapshot() gives in one go.
+TEST(MemorySnapshotTest, TwoStepAnalysisEqualsAnalyzeSnapshot) {
+  for (const char* name : {"small.p2.pickle", "small.p4.pickle", "small.p5.pickle",
+                           "no_time.p4.pickle", "segments_only.p4.pickle",
+                           "pytorch_keys.p4.pickle"}) {
+    SCOPED_TRACE(name);
+    Converted c = Convert(name);
+    std::FILE* f = std::fopen((kDir + name).c_str(), "rb");
+    ASSERT_NE(f, nullptr);
+    std::string bytes;
+    char buffer[4096];
+    for (size_t n; (n = std::fread(buffer, 1, sizeof buffer, f)) > 0;) bytes.append(buffer, n);
+    std::fclose(f);
+    absl::StatusOr<memory_snapshot::Snapshot> snapshot =
+        memory_snapshot::ReadMemorySnapshot(bytes, name);
+    ASSERT_TRUE(snapshot.ok()) << snapshot.status();
+    const memory_snapshot::SnapshotAnalysis want = memory_snapshot::AnalyzeSnapshot(*snapshot);
+    const memory_snapshot::SnapshotAnalysis& got = c.summary.analysis;
+    EXPECT_EQ(got.has_times, want.has_times);
+    EXPECT_EQ(got.warnings, want.warnings);
+    ASSERT_EQ(got.devices.size(), want.devices.size());
+    for (size_t d = 0; d < want.devices.size(); ++d) {
+      const memory_snapshot::DeviceMemory& g = got.devices[d];
+      const memory_snapshot::DeviceMemory& w = want.devices[d];
+      EXPECT_EQ(g.device, w.device);
+      EXPECT_EQ(g.allocs, w.allocs);
+      EXPECT_EQ(g.frees, w.frees);
+      EXPECT_EQ(g.initial_allocated_bytes, w.initial_allocated_bytes);
+      EXPECT_EQ(g.initial_reserved_bytes, w.initial_reserved_bytes);
+      EXPECT_EQ(g.peak_allocated_bytes, w.peak_allocated_bytes);
+      EXPECT_EQ(g.peak_event, w.peak_event);
+      EXPECT_EQ(g.peak_time_us, w.peak_time_us);
+      EXPECT_EQ(g.reserved_at_peak_bytes, w.reserved_at_peak_bytes);
+      EXPECT_EQ(g.peak_reserved_bytes, w.peak_reserved_bytes);
+      EXPECT_EQ(g.final_allocated_bytes, w.final_allocated_bytes);
+      EXPECT_EQ(g.final_reserved_bytes, w.final_reserved_bytes);
+      ASSERT_EQ(g.live_at_peak.size(), w.live_at_peak.size());
+      for (size_t b = 0; b < w.live_at_peak.size(); ++b) {
+        EXPECT_EQ(g.live_at_peak[b].addr, w.live_at_peak[b].addr);
+        EXPECT_EQ(g.live_at_peak[b].size, w.live_at_peak[b].size);
+        EXPECT_EQ(g.live_at_peak[b].stack, w.live_at_peak[b].stack);
+      }
+    }
+  }
+}
+
 TEST(MemorySnapshotTest, InvalidUtf8InNamesBecomesReplacementCharacters) {
   auto str = [](absl::string_view s) {
     std::string out = "X";

@@ -1,9 +1,12 @@
 #include "converters/memory_snapshot/pickle_reader.h"
 
+#include <algorithm>
 #include <cstring>
 #include <utility>
 #include <vector>
 
+#include "absl/base/attributes.h"
+#include "absl/base/optimization.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -32,10 +35,23 @@ namespace {
 
 constexpr uint32_t kNoMemo = UINT32_MAX;
 constexpr uint8_t kUndefinedFlag = 1;  // A memo slot never PUT.
+// Items a reduced container's slot keeps room for when it is reused, so the
+// many small dicts and lists of a snapshot allocate nothing; a larger vector
+// is given back.
+constexpr size_t kKeptItemCapacity = 64;
+// Fewest input bytes per memo entry expected in a real snapshot (PyTorch's
+// pickles memoize about one entry per 40 bytes), and the most entries
+// reserved before reading (1 GiB of address space).
+constexpr uint64_t kBytesPerMemoEntry = 32;
+constexpr uint64_t kMaxMemoReserve = uint64_t{1} << 26;
 
 bool IsContainer(Kind k) {
   return k == Kind::kList || k == Kind::kTuple || k == Kind::kDict || k == Kind::kSet;
 }
+
+// A container, or a memo reference that may name one: what becomes
+// something else when it is consumed as a member.
+bool NeedsConsume(Kind k) { return IsContainer(k) || k == Kind::kMemoRef; }
 
 const char* KindName(Kind k) {
   switch (k) {
@@ -47,6 +63,23 @@ const char* KindName(Kind k) {
   }
 }
 
+// The `n` bytes at `p` as a little-endian unsigned integer.
+template <int n>
+uint64_t LoadLE(const uint8_t* p) {
+  uint64_t v = 0;
+  for (int k = 0; k < n; ++k) v |= static_cast<uint64_t>(p[k]) << (8 * k);
+  return v;
+}
+
+Value MakeScalar(Kind kind, uint64_t bits) {
+  Value v;
+  v.kind = kind;
+  v.u = bits;
+  return v;
+}
+
+Value MakeMemoRef(uint64_t index) { return MakeScalar(Kind::kMemoRef, index); }
+
 struct Slot {
   Kind kind = Kind::kNone;
   bool live = false;
@@ -56,6 +89,9 @@ struct Slot {
   std::vector<Value> items;
 };
 
+// One pass over the opcodes: Run() dispatches on the opcode byte with a
+// cursor, checking once per opcode that its fixed-width argument is there;
+// the helpers below keep the stack, the memo and the open containers.
 class Reader {
  public:
   Reader(absl::string_view bytes, absl::string_view source, PickleVisitor* visitor,
@@ -69,106 +105,100 @@ class Reader {
   absl::StatusOr<Value> Run();
 
  private:
-  absl::Status Bad(absl::string_view what) const {
+  // Errors name the byte where the current opcode starts (op_at_).
+  ABSL_ATTRIBUTE_NOINLINE absl::Status Bad(absl::string_view what) const {
     return absl::InvalidArgumentError(absl::StrCat(source_, ": byte ", op_at_, ": ", what));
   }
-  absl::Status Truncated(absl::string_view what) const {
+  ABSL_ATTRIBUTE_NOINLINE absl::Status Truncated(absl::string_view what) const {
     return absl::DataLossError(absl::StrCat(source_, ": byte ", op_at_, ": truncated pickle: ",
                                             what, " runs past the end of the input (", size_,
                                             " bytes)"));
   }
-  bool Has(uint64_t n) const { return n <= size_ - pos_; }
-  uint64_t ReadLE(int n) {
-    uint64_t v = 0;
-    for (int k = 0; k < n; ++k) v |= static_cast<uint64_t>(data_[pos_ + k]) << (8 * k);
-    pos_ += n;
-    return v;
+  ABSL_ATTRIBUTE_NOINLINE absl::Status NeedError(size_t n, const char* op) const {
+    return Bad(absl::StrCat(op, " needs ", n, " value(s) on the stack"));
   }
+  ABSL_ATTRIBUTE_NOINLINE absl::Status RefusedOpcode(uint8_t op) const;
 
+  // Stack index of the first item above the latest MARK.
+  size_t MarkBase() const { return marks_.empty() ? 0 : marks_.back(); }
   // Items above the latest MARK.
-  size_t Available() const { return stack_.size() - (marks_.empty() ? 0 : marks_.back()); }
-  absl::Status Need(size_t n, const char* op) const {
-    if (Available() < n) return Bad(absl::StrCat(op, " needs ", n, " value(s) on the stack"));
-    return absl::OkStatus();
-  }
+  size_t Available() const { return stack_.size() - MarkBase(); }
 
-  Value NewContainer(Kind kind) {
-    uint32_t index;
-    if (!free_.empty()) {
-      index = free_.back();
-      free_.pop_back();
-    } else {
-      index = static_cast<uint32_t>(slots_.size());
-      slots_.emplace_back();
-    }
-    Slot& s = slots_[index];
-    s.kind = kind;
-    s.live = true;
-    s.memo_index = kNoMemo;
-    s.offset = op_at_;
-    Value v;
-    v.kind = kind;
-    v.u = index;
-    v.len = s.gen;
-    return v;
-  }
-
+  Value NewContainer(Kind kind);
   // The live slot of container value `v`, or nullptr if it was reduced.
   Slot* LiveSlot(const Value& v) {
     if (v.u >= slots_.size()) return nullptr;
     Slot& s = slots_[v.u];
     return (s.live && s.gen == v.len) ? &s : nullptr;
   }
-
-  absl::StatusOr<Value*> MemoEntry(uint64_t index) {
-    if (index < memo_.size() && !(memo_[index].flags & kUndefinedFlag)) return &memo_[index];
-    Value* v = nullptr;
+  // The defined memo entry `index`, or nullptr.
+  Value* FindMemo(uint64_t index) {
     if (index < memo_.size()) {
-      v = &memo_[index];
-    } else {
-      auto it = sparse_memo_.find(index);
-      if (it != sparse_memo_.end()) v = &it->second;
+      Value& v = memo_[index];
+      return (v.flags & kUndefinedFlag) ? nullptr : &v;
     }
-    if (v == nullptr || (v->kind == Kind::kNone && (v->flags & kUndefinedFlag))) {
-      return Bad(absl::StrCat("memo key ", index, " is not defined"));
-    }
-    return v;
+    auto it = sparse_memo_.find(index);
+    return it == sparse_memo_.end() ? nullptr : &it->second;
   }
-
-  // What `v` stands for now: a memo reference is looked up (one alias level).
-  absl::StatusOr<Value> Resolve(Value v) {
-    for (int depth = 0; v.kind == Kind::kMemoRef; ++depth) {
-      if (depth == 2) return Bad("memo alias chain");
-      TBPROF_ASSIGN_OR_RETURN(Value * entry, MemoEntry(v.u));
-      if (entry->kind == Kind::kMemoRef) {
-        v = *entry;
-        continue;
-      }
-      return *entry;
+  // Replaces memo reference `*v` by what it stands for (one alias level).
+  absl::Status Resolve(Value* v) {
+    if (v->kind != Kind::kMemoRef) return absl::OkStatus();
+    const Value* entry = FindMemo(v->u);
+    if (ABSL_PREDICT_TRUE(entry != nullptr && entry->kind != Kind::kMemoRef)) {
+      *v = *entry;  // The common case: no alias.
+      return absl::OkStatus();
     }
-    return v;
+    return ResolveAlias(v);
   }
-
-  // `v` as a member of a container: a container is reduced (once).
-  absl::StatusOr<Value> Consume(Value v);
-  absl::Status ConsumeRange(size_t begin);  // stack_[begin..] -> scratch_, popped.
-  // The live container of kind `want` at the stack top (not popped).
-  absl::StatusOr<Slot*> TopTarget(Kind want, const char* op);
-  absl::StatusOr<size_t> PopMark(const char* op);
+  ABSL_ATTRIBUTE_NOINLINE absl::Status ResolveAlias(Value* v);
+  // Replaces `*v`, a member of a container, by what it stands for: a
+  // container is reduced (once).
+  absl::Status Consume(Value* v);
+  // Consumes stack_[begin..] in place.
+  absl::Status ConsumeTail(size_t begin) {
+    for (size_t k = begin; k < stack_.size(); ++k) {
+      if (NeedsConsume(stack_[k].kind)) TBPROF_RETURN_IF_ERROR(Consume(&stack_[k]));
+    }
+    return absl::OkStatus();
+  }
+  // stack_[begin..] (consumed) become a new container of `kind` in their place.
+  absl::Status MakeContainer(Kind kind, size_t begin);
+  // stack_[begin..] (consumed) are added to the live container of kind
+  // `want` at stack_[begin - 1] (APPEND(S), SETITEM(S), ADDITEMS `op`).
+  absl::Status AddItems(Kind want, const char* op, size_t begin);
+  // Pops the latest MARK into `*begin`.
+  absl::Status PopMark(const char* op, size_t* begin) {
+    if (marks_.empty()) return Bad(absl::StrCat(op, " without a MARK"));
+    *begin = marks_.back();
+    marks_.pop_back();
+    return absl::OkStatus();
+  }
   absl::Status Put(uint64_t index);
-  absl::Status Get(uint64_t index);
-  absl::Status PushString(Kind kind, uint64_t length);
-  absl::Status PushLong(uint64_t length);
-  absl::Status Step(uint8_t op);
+  // Memo entry `index` (if defined and still naming container `c`) becomes
+  // `reduced`.
+  void UpdateMemo(uint64_t index, const Value& c, const Value& reduced) {
+    if (index == kNoMemo) return;
+    Value* entry = FindMemo(index);
+    if (entry != nullptr && entry->kind == c.kind && entry->u == c.u && entry->len == c.len) {
+      *entry = reduced;
+    }
+  }
+  absl::Status Get(uint64_t index) {
+    const Value* entry = FindMemo(index);
+    if (entry == nullptr) return Bad(absl::StrCat("memo key ", index, " is not defined"));
+    stack_.push_back(IsContainer(entry->kind) ? MakeMemoRef(index) : *entry);
+    return absl::OkStatus();
+  }
+  // The integer of `length` bytes at `p` (checked to be in the input).
+  void PushLong(const uint8_t* p, uint64_t length, const uint8_t* end);
+  absl::Status Stop();
 
   const uint8_t* data_;
   uint64_t size_;
   absl::string_view source_;
   PickleVisitor* visitor_;
   const PickleReadOptions& options_;
-  uint64_t pos_ = 0;
   uint64_t op_at_ = 0;
-  bool stopped_ = false;
   Value result_;
   std::vector<Value> stack_;
   std::vector<size_t> marks_;
@@ -176,85 +206,126 @@ class Reader {
   absl::flat_hash_map<uint64_t, Value> sparse_memo_;
   std::vector<Slot> slots_;
   std::vector<uint32_t> free_;
-  std::vector<Value> scratch_;
 };
 
-absl::StatusOr<Value> Reader::Consume(Value v) {
-  uint64_t memo_index = kNoMemo;
-  if (v.kind == Kind::kMemoRef) {
-    memo_index = v.u;
-    TBPROF_ASSIGN_OR_RETURN(v, Resolve(v));
+absl::Status Reader::RefusedOpcode(uint8_t op) const {
+  switch (op) {
+    case 'c': case 0x93: case 'R': case 'b': case 'i': case 'o': case 0x81: case 0x92:
+    case 0x82: case 0x83: case 0x84: case 'P': case 'Q':
+      return Bad(absl::StrFormat("opcode 0x%02x: %s", op, kRunsCodeMessage));
+    case 'I': case 'L': case 'F': case 'S': case 'V': case 'p': case 'g':
+      return Bad(absl::StrFormat(
+          "opcode 0x%02x ('%c') is a text opcode of pickle protocol 0/1, which tbprof does not "
+          "read (memory snapshots use protocol 2 or later)", op, op));
+    case 0x97:
+      return Bad("out-of-band buffer (NEXT_BUFFER): the data is not in this file");
+    default:
+      return Bad(absl::StrFormat("unknown pickle opcode 0x%02x", op));
   }
-  if (!IsContainer(v.kind)) return v;
-  Slot* slot = LiveSlot(v);
-  if (slot == nullptr) return Bad("a container is used again after it was complete");
-  TBPROF_ASSIGN_OR_RETURN(Value reduced, visitor_->Reduce(slot->kind, slot->items, slot->offset));
-  if (IsContainer(reduced.kind) || reduced.kind == Kind::kMemoRef) {
-    return absl::InternalError("pickle visitor returned a container");
-  }
-  // Every memo entry naming this container now names its reduction.
-  for (uint64_t index : {slot->memo_index, memo_index}) {
-    if (index == kNoMemo) continue;
-    absl::StatusOr<Value*> entry = MemoEntry(index);
-    if (entry.ok() && (*entry)->kind == v.kind && (*entry)->u == v.u && (*entry)->len == v.len) {
-      **entry = reduced;
-    }
-  }
-  std::vector<Value>().swap(slot->items);
-  slot->live = false;
-  ++slot->gen;
-  free_.push_back(static_cast<uint32_t>(v.u));
-  return reduced;
 }
 
-absl::Status Reader::ConsumeRange(size_t begin) {
-  scratch_.clear();
-  scratch_.reserve(stack_.size() - begin);
-  for (size_t k = begin; k < stack_.size(); ++k) {
-    const Value& v = stack_[k];
-    if (v.kind != Kind::kMemoRef && !IsContainer(v.kind)) {  // Scalars: as they are.
-      scratch_.push_back(v);
-      continue;
-    }
-    TBPROF_ASSIGN_OR_RETURN(Value r, Consume(v));
-    scratch_.push_back(r);
+Value Reader::NewContainer(Kind kind) {
+  uint32_t index;
+  if (!free_.empty()) {
+    index = free_.back();
+    free_.pop_back();
+  } else {
+    index = static_cast<uint32_t>(slots_.size());
+    slots_.emplace_back();
   }
-  stack_.resize(begin);
+  Slot& s = slots_[index];
+  s.kind = kind;
+  s.live = true;
+  s.memo_index = kNoMemo;
+  s.offset = op_at_;
+  Value v;
+  v.kind = kind;
+  v.u = index;
+  v.len = s.gen;
+  return v;
+}
+
+absl::Status Reader::ResolveAlias(Value* v) {
+  for (int depth = 0; v->kind == Kind::kMemoRef; ++depth) {
+    if (depth == 2) return Bad("memo alias chain");
+    const Value* entry = FindMemo(v->u);
+    if (entry == nullptr) return Bad(absl::StrCat("memo key ", v->u, " is not defined"));
+    *v = *entry;
+    if (entry->kind != Kind::kMemoRef) break;
+  }
   return absl::OkStatus();
 }
 
-absl::StatusOr<Slot*> Reader::TopTarget(Kind want, const char* op) {
-  TBPROF_RETURN_IF_ERROR(Need(1, op));
-  TBPROF_ASSIGN_OR_RETURN(Value target, Resolve(stack_.back()));
+absl::Status Reader::Consume(Value* member) {
+  Value v = *member;
+  uint64_t memo_index = kNoMemo;
+  if (v.kind == Kind::kMemoRef) {
+    memo_index = v.u;
+    TBPROF_RETURN_IF_ERROR(Resolve(&v));
+  }
+  if (!IsContainer(v.kind)) {
+    *member = v;
+    return absl::OkStatus();
+  }
+  Slot* slot = LiveSlot(v);
+  if (slot == nullptr) return Bad("a container is used again after it was complete");
+  absl::StatusOr<Value> reduced = visitor_->Reduce(slot->kind, slot->items, slot->offset);
+  if (!reduced.ok()) return reduced.status();
+  if (NeedsConsume(reduced->kind)) {
+    return absl::InternalError("pickle visitor returned a container");
+  }
+  // Every memo entry naming this container now names its reduction.
+  UpdateMemo(slot->memo_index, v, *reduced);
+  if (memo_index != slot->memo_index) UpdateMemo(memo_index, v, *reduced);
+  slot->items.clear();
+  if (slot->items.capacity() > kKeptItemCapacity) std::vector<Value>().swap(slot->items);
+  slot->live = false;
+  ++slot->gen;
+  free_.push_back(static_cast<uint32_t>(v.u));
+  *member = *reduced;
+  return absl::OkStatus();
+}
+
+absl::Status Reader::MakeContainer(Kind kind, size_t begin) {
+  TBPROF_RETURN_IF_ERROR(ConsumeTail(begin));
+  Value c = NewContainer(kind);
+  slots_[c.u].items.assign(stack_.begin() + begin, stack_.end());
+  stack_.resize(begin);
+  stack_.push_back(c);
+  return absl::OkStatus();
+}
+
+absl::Status Reader::AddItems(Kind want, const char* op, size_t begin) {
+  TBPROF_RETURN_IF_ERROR(ConsumeTail(begin));
+  if (begin <= MarkBase()) return NeedError(1, op);
+  Value target = stack_[begin - 1];
+  TBPROF_RETURN_IF_ERROR(Resolve(&target));
   Slot* slot = IsContainer(target.kind) ? LiveSlot(target) : nullptr;
   if (slot == nullptr || slot->kind != want) {
     return Bad(absl::StrCat(op, " needs a ", KindName(want), " under its items, found ",
                             slot == nullptr ? "a complete or non-container value"
                                             : KindName(slot->kind)));
   }
-  return slot;
+  absl::Span<const Value> items(stack_.data() + begin, stack_.size() - begin);
+  if (want != Kind::kList || !visitor_->TakeListItems(slot->offset, items)) {
+    slot->items.insert(slot->items.end(), items.begin(), items.end());
+  }
+  stack_.resize(begin);
+  return absl::OkStatus();
 }
 
-absl::StatusOr<size_t> Reader::PopMark(const char* op) {
-  if (marks_.empty()) return Bad(absl::StrCat(op, " without a MARK"));
-  size_t begin = marks_.back();
-  marks_.pop_back();
-  return begin;
-}
-
-absl::Status Reader::Put(uint64_t index) {
-  TBPROF_RETURN_IF_ERROR(Need(1, "PUT"));
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline absl::Status Reader::Put(uint64_t index) {
+  if (stack_.size() == MarkBase()) return NeedError(1, "PUT");
   Value& top = stack_.back();
-  Value stored = top;
+  const Value stored = top;
   if (IsContainer(top.kind)) {
     Slot* slot = LiveSlot(top);
     if (slot != nullptr && slot->memo_index == kNoMemo) slot->memo_index = index;
-    Value ref;
-    ref.kind = Kind::kMemoRef;
-    ref.u = index;
-    top = ref;
+    top = MakeMemoRef(index);
   }
-  if (index < memo_.size()) {
+  if (index == memo_.size()) {
+    memo_.push_back(stored);
+  } else if (index < memo_.size()) {
     memo_[index] = stored;
   } else if (index - memo_.size() < 256) {
     Value undefined;
@@ -270,270 +341,269 @@ absl::Status Reader::Put(uint64_t index) {
   return absl::OkStatus();
 }
 
-absl::Status Reader::Get(uint64_t index) {
-  TBPROF_ASSIGN_OR_RETURN(Value * entry, MemoEntry(index));
-  if (IsContainer(entry->kind)) {
-    Value ref;
-    ref.kind = Kind::kMemoRef;
-    ref.u = index;
-    stack_.push_back(ref);
-  } else {
-    stack_.push_back(*entry);
-  }
-  return absl::OkStatus();
-}
-
-absl::Status Reader::PushString(Kind kind, uint64_t length) {
-  if (!Has(length)) return Truncated(absl::StrCat("a string of ", length, " bytes"));
-  if (length > UINT32_MAX) return Bad("string longer than 4 GiB");
+void Reader::PushLong(const uint8_t* p, uint64_t length, const uint8_t* end) {
   Value v;
-  v.kind = kind;
-  v.str = reinterpret_cast<const char*>(data_ + pos_);
-  v.len = static_cast<uint32_t>(length);
-  pos_ += length;
-  stack_.push_back(v);
-  return absl::OkStatus();
-}
-
-absl::Status Reader::PushLong(uint64_t length) {
-  if (!Has(length)) return Truncated(absl::StrCat("an integer of ", length, " bytes"));
-  const uint8_t* p = data_ + pos_;
-  pos_ += length;
-  Value v;
+  v.kind = Kind::kInt;
   if (length == 0) {
-    v.kind = Kind::kInt;
     v.i = 0;
   } else if (length <= 8) {
-    uint64_t u = 0;
-    for (uint64_t k = 0; k < length; ++k) u |= static_cast<uint64_t>(p[k]) << (8 * k);
+    uint64_t u;
+    if (end - p >= 8) {
+      u = LoadLE<8>(p);
+      if (length < 8) u &= ~(~uint64_t{0} << (8 * length));
+    } else {
+      u = 0;
+      for (uint64_t k = 0; k < length; ++k) u |= static_cast<uint64_t>(p[k]) << (8 * k);
+    }
     if (length < 8 && (p[length - 1] & 0x80)) u |= ~uint64_t{0} << (8 * length);
-    v.kind = Kind::kInt;
     v.i = static_cast<int64_t>(u);
   } else if (length == 9 && p[8] == 0) {
-    uint64_t u = 0;
-    for (int k = 0; k < 8; ++k) u |= static_cast<uint64_t>(p[k]) << (8 * k);
     v.kind = Kind::kUInt;
-    v.u = u;
+    v.u = LoadLE<8>(p);
   } else {
     v.kind = Kind::kBigInt;
   }
   stack_.push_back(v);
+}
+
+absl::Status Reader::Stop() {
+  if (!marks_.empty()) return Bad("STOP inside a MARK");
+  if (stack_.size() != 1) {
+    return Bad(absl::StrCat("STOP with ", stack_.size(), " values on the stack (want 1)"));
+  }
+  result_ = stack_.back();
+  if (NeedsConsume(result_.kind)) TBPROF_RETURN_IF_ERROR(Consume(&result_));
+  stack_.clear();
   return absl::OkStatus();
 }
 
 absl::StatusOr<Value> Reader::Run() {
-  uint64_t next_progress = options_.progress_bytes;
-  while (!stopped_) {
-    if (pos_ >= size_) {
-      op_at_ = pos_;
-      return Truncated("the pickle (no STOP opcode)");
+  const uint8_t* p = data_;
+  const uint8_t* const end = data_ + size_;
+  uint64_t next_progress = options_.progress ? options_.progress_bytes : UINT64_MAX;
+  // Python memoizes nearly every container and string it writes: room for
+  // the memo of a typical pickle up front (address space only until used),
+  // so that the largest vector of the read does not regrow and copy itself.
+  memo_.reserve(std::min<uint64_t>(size_ / kBytesPerMemoEntry, kMaxMemoReserve));
+  // Fewer than `n` bytes left after the opcode.
+  auto short_of = [&p, end](uint64_t n) { return static_cast<uint64_t>(end - p) < n; };
+  // One compare per opcode for both the end and the next progress call.
+  uint64_t check_at = std::min<uint64_t>(next_progress, size_);
+  for (;;) {
+    op_at_ = static_cast<uint64_t>(p - data_);
+    if (ABSL_PREDICT_FALSE(op_at_ >= check_at)) {
+      if (p == end) return Truncated("the pickle (no STOP opcode)");
+      options_.progress(op_at_);
+      next_progress = op_at_ + options_.progress_bytes;
+      check_at = std::min<uint64_t>(next_progress, size_);
     }
-    op_at_ = pos_;
-    if (options_.progress && pos_ >= next_progress) {
-      options_.progress(pos_);
-      next_progress = pos_ + options_.progress_bytes;
-    }
-    uint8_t op = data_[pos_++];
-    TBPROF_RETURN_IF_ERROR(Step(op));
-  }
-  if (pos_ != size_) {
-    op_at_ = pos_;
-    return Bad(absl::StrCat(size_ - pos_, " bytes after the end of the pickle (STOP)"));
-  }
-  return result_;
-}
-
-absl::Status Reader::Step(uint8_t op) {
-  auto fixed = [&](uint64_t n, const char* what) -> absl::Status {
-    return Has(n) ? absl::OkStatus() : Truncated(what);
-  };
-  switch (op) {
-    case 0x80: {  // PROTO
-      TBPROF_RETURN_IF_ERROR(fixed(1, "PROTO"));
-      uint8_t version = data_[pos_++];
-      if (version > 5) return Bad(absl::StrCat("pickle protocol ", int{version}, " is unknown"));
-      return absl::OkStatus();
-    }
-    case 0x95: {  // FRAME
-      TBPROF_RETURN_IF_ERROR(fixed(8, "FRAME"));
-      uint64_t length = ReadLE(8);
-      if (!Has(length)) return Truncated(absl::StrCat("a frame of ", length, " bytes"));
-      return absl::OkStatus();
-    }
-    case '.': {  // STOP
-      if (!marks_.empty()) return Bad("STOP inside a MARK");
-      if (stack_.size() != 1) {
-        return Bad(absl::StrCat("STOP with ", stack_.size(), " values on the stack (want 1)"));
+    const uint8_t op = *p++;
+    switch (op) {
+      // The opcodes of a real snapshot first, by frequency.
+      case 'j': {  // LONG_BINGET
+        if (short_of(4)) return Truncated("LONG_BINGET");
+        const uint64_t index = LoadLE<4>(p);
+        p += 4;
+        TBPROF_RETURN_IF_ERROR(Get(index));
+        break;
       }
-      TBPROF_ASSIGN_OR_RETURN(result_, Consume(stack_.back()));
-      stack_.clear();
-      stopped_ = true;
-      return absl::OkStatus();
-    }
-    case 'N': stack_.emplace_back(); return absl::OkStatus();
-    case 0x88:
-    case 0x89: {  // NEWTRUE, NEWFALSE
-      Value v;
-      v.kind = Kind::kBool;
-      v.i = op == 0x88 ? 1 : 0;
-      stack_.push_back(v);
-      return absl::OkStatus();
-    }
-    case 'J':
-    case 'K':
-    case 'M': {  // BININT, BININT1, BININT2
-      int n = op == 'J' ? 4 : op == 'K' ? 1 : 2;
-      TBPROF_RETURN_IF_ERROR(fixed(n, "an integer"));
-      uint64_t u = ReadLE(n);
-      Value v;
-      v.kind = Kind::kInt;
-      v.i = op == 'J' ? static_cast<int64_t>(static_cast<int32_t>(u)) : static_cast<int64_t>(u);
-      stack_.push_back(v);
-      return absl::OkStatus();
-    }
-    case 0x8a:  // LONG1
-      TBPROF_RETURN_IF_ERROR(fixed(1, "LONG1"));
-      return PushLong(ReadLE(1));
-    case 0x8b: {  // LONG4
-      TBPROF_RETURN_IF_ERROR(fixed(4, "LONG4"));
-      int32_t n = static_cast<int32_t>(ReadLE(4));
-      if (n < 0) return Bad("LONG4 with a negative length");
-      return PushLong(static_cast<uint64_t>(n));
-    }
-    case 'G': {  // BINFLOAT, big-endian
-      TBPROF_RETURN_IF_ERROR(fixed(8, "BINFLOAT"));
-      uint64_t bits = 0;
-      for (int k = 0; k < 8; ++k) bits = (bits << 8) | data_[pos_ + k];
-      pos_ += 8;
-      Value v;
-      v.kind = Kind::kFloat;
-      std::memcpy(&v.d, &bits, sizeof(double));
-      stack_.push_back(v);
-      return absl::OkStatus();
-    }
-    case 0x8c:  // SHORT_BINUNICODE
-    case 'U':   // SHORT_BINSTRING
-    case 'C':   // SHORT_BINBYTES
-      TBPROF_RETURN_IF_ERROR(fixed(1, "a string length"));
-      return PushString(op == 'C' ? Kind::kBytes : Kind::kString, ReadLE(1));
-    case 'X':  // BINUNICODE
-    case 'T':  // BINSTRING
-    case 'B':  // BINBYTES
-      TBPROF_RETURN_IF_ERROR(fixed(4, "a string length"));
-      return PushString(op == 'B' ? Kind::kBytes : Kind::kString, ReadLE(4));
-    case 0x8d:  // BINUNICODE8
-    case 0x8e:  // BINBYTES8
-    case 0x96:  // BYTEARRAY8
-      TBPROF_RETURN_IF_ERROR(fixed(8, "a string length"));
-      return PushString(op == 0x8d ? Kind::kString : Kind::kBytes, ReadLE(8));
-    case 0x97:  // NEXT_BUFFER
-      return Bad("out-of-band buffer (NEXT_BUFFER): the data is not in this file");
-    case 0x98:  // READONLY_BUFFER
-      return Need(1, "READONLY_BUFFER");
-    case '(':
-      marks_.push_back(stack_.size());
-      return absl::OkStatus();
-    case '0':  // POP
-      if (Available() > 0) {
-        stack_.pop_back();
-      } else {
-        TBPROF_RETURN_IF_ERROR(PopMark("POP").status());
+      case 'h': {  // BINGET
+        if (short_of(1)) return Truncated("BINGET");
+        const uint64_t index = *p++;
+        TBPROF_RETURN_IF_ERROR(Get(index));
+        break;
       }
-      return absl::OkStatus();
-    case '1': {  // POP_MARK
-      TBPROF_ASSIGN_OR_RETURN(size_t begin, PopMark("POP_MARK"));
-      stack_.resize(begin);
-      return absl::OkStatus();
-    }
-    case '2':  // DUP
-      TBPROF_RETURN_IF_ERROR(Need(1, "DUP"));
-      stack_.push_back(stack_.back());
-      return absl::OkStatus();
-    case 'q':
-      TBPROF_RETURN_IF_ERROR(fixed(1, "BINPUT"));
-      return Put(ReadLE(1));
-    case 'r':
-      TBPROF_RETURN_IF_ERROR(fixed(4, "LONG_BINPUT"));
-      return Put(ReadLE(4));
-    case 0x94:  // MEMOIZE
-      return Put(memo_.size());
-    case 'h':
-      TBPROF_RETURN_IF_ERROR(fixed(1, "BINGET"));
-      return Get(ReadLE(1));
-    case 'j':
-      TBPROF_RETURN_IF_ERROR(fixed(4, "LONG_BINGET"));
-      return Get(ReadLE(4));
-    case ']': stack_.push_back(NewContainer(Kind::kList)); return absl::OkStatus();
-    case '}': stack_.push_back(NewContainer(Kind::kDict)); return absl::OkStatus();
-    case ')': stack_.push_back(NewContainer(Kind::kTuple)); return absl::OkStatus();
-    case 0x8f: stack_.push_back(NewContainer(Kind::kSet)); return absl::OkStatus();
-    case 0x85:
-    case 0x86:
-    case 0x87: {  // TUPLE1..3
-      size_t n = op - 0x84;
-      TBPROF_RETURN_IF_ERROR(Need(n, "TUPLE1/2/3"));
-      TBPROF_RETURN_IF_ERROR(ConsumeRange(stack_.size() - n));
-      Value t = NewContainer(Kind::kTuple);
-      slots_[t.u].items.assign(scratch_.begin(), scratch_.end());
-      stack_.push_back(t);
-      return absl::OkStatus();
-    }
-    case 't':     // TUPLE
-    case 'l':     // LIST
-    case 'd':     // DICT
-    case 0x91: {  // FROZENSET
-      const Kind kind = op == 't' ? Kind::kTuple : op == 'l' ? Kind::kList
-                        : op == 'd' ? Kind::kDict : Kind::kSet;
-      TBPROF_ASSIGN_OR_RETURN(size_t begin, PopMark("TUPLE/LIST/DICT/FROZENSET"));
-      if (kind == Kind::kDict && (stack_.size() - begin) % 2 != 0) {
-        return Bad("DICT with an odd number of items");
+      case '(':  // MARK
+        marks_.push_back(stack_.size());
+        break;
+      case 0x94:  // MEMOIZE
+        TBPROF_RETURN_IF_ERROR(Put(memo_.size()));
+        break;
+      case 0x8a: {  // LONG1
+        if (short_of(1)) return Truncated("LONG1");
+        const uint64_t length = *p++;
+        if (short_of(length)) return Truncated(absl::StrCat("an integer of ", length, " bytes"));
+        PushLong(p, length, end);
+        p += length;
+        break;
       }
-      TBPROF_RETURN_IF_ERROR(ConsumeRange(begin));
-      Value c = NewContainer(kind);
-      slots_[c.u].items.assign(scratch_.begin(), scratch_.end());
-      stack_.push_back(c);
-      return absl::OkStatus();
-    }
-    case 'a':  // APPEND
-    case 's':  // SETITEM
-    {
-      const size_t n = op == 'a' ? 1 : 2;
-      TBPROF_RETURN_IF_ERROR(Need(n + 1, op == 'a' ? "APPEND" : "SETITEM"));
-      TBPROF_RETURN_IF_ERROR(ConsumeRange(stack_.size() - n));
-      TBPROF_ASSIGN_OR_RETURN(Slot * target, TopTarget(op == 'a' ? Kind::kList : Kind::kDict,
-                                                       op == 'a' ? "APPEND" : "SETITEM"));
-      if (op == 'a' && visitor_->TakeListItems(target->offset, scratch_)) {
-        return absl::OkStatus();
+      case 0x8b: {  // LONG4
+        if (short_of(4)) return Truncated("LONG4");
+        const int32_t length = static_cast<int32_t>(LoadLE<4>(p));
+        p += 4;
+        if (length < 0) return Bad("LONG4 with a negative length");
+        if (short_of(length)) return Truncated(absl::StrCat("an integer of ", length, " bytes"));
+        PushLong(p, length, end);
+        p += length;
+        break;
       }
-      target->items.insert(target->items.end(), scratch_.begin(), scratch_.end());
-      return absl::OkStatus();
-    }
-    case 'e':     // APPENDS
-    case 'u':     // SETITEMS
-    case 0x90: {  // ADDITEMS
-      const Kind kind = op == 'e' ? Kind::kList : op == 'u' ? Kind::kDict : Kind::kSet;
-      const char* name = op == 'e' ? "APPENDS" : op == 'u' ? "SETITEMS" : "ADDITEMS";
-      TBPROF_ASSIGN_OR_RETURN(size_t begin, PopMark(name));
-      if (kind == Kind::kDict && (stack_.size() - begin) % 2 != 0) {
-        return Bad("SETITEMS with an odd number of items");
+      case ']': stack_.push_back(NewContainer(Kind::kList)); break;
+      case '}': stack_.push_back(NewContainer(Kind::kDict)); break;
+      case ')': stack_.push_back(NewContainer(Kind::kTuple)); break;
+      case 0x8f: stack_.push_back(NewContainer(Kind::kSet)); break;
+      case 'e':     // APPENDS
+      case 'u':     // SETITEMS
+      case 0x90: {  // ADDITEMS
+        const Kind kind = op == 'e' ? Kind::kList : op == 'u' ? Kind::kDict : Kind::kSet;
+        const char* name = op == 'e' ? "APPENDS" : op == 'u' ? "SETITEMS" : "ADDITEMS";
+        size_t begin = 0;
+        TBPROF_RETURN_IF_ERROR(PopMark(name, &begin));
+        if (kind == Kind::kDict && (stack_.size() - begin) % 2 != 0) {
+          return Bad("SETITEMS with an odd number of items");
+        }
+        TBPROF_RETURN_IF_ERROR(AddItems(kind, name, begin));
+        break;
       }
-      TBPROF_RETURN_IF_ERROR(ConsumeRange(begin));
-      TBPROF_ASSIGN_OR_RETURN(Slot * target, TopTarget(kind, name));
-      if (kind == Kind::kList && visitor_->TakeListItems(target->offset, scratch_)) {
-        return absl::OkStatus();
+      case 'a':    // APPEND
+      case 's': {  // SETITEM
+        const size_t n = op == 'a' ? 1 : 2;
+        const char* name = op == 'a' ? "APPEND" : "SETITEM";
+        if (Available() < n + 1) return NeedError(n + 1, name);
+        TBPROF_RETURN_IF_ERROR(
+            AddItems(op == 'a' ? Kind::kList : Kind::kDict, name, stack_.size() - n));
+        break;
       }
-      target->items.insert(target->items.end(), scratch_.begin(), scratch_.end());
-      return absl::OkStatus();
+      case 'K': {  // BININT1
+        if (short_of(1)) return Truncated("an integer");
+        stack_.push_back(MakeScalar(Kind::kInt, *p++));
+        break;
+      }
+      case 'M': {  // BININT2
+        if (short_of(2)) return Truncated("an integer");
+        stack_.push_back(MakeScalar(Kind::kInt, LoadLE<2>(p)));
+        p += 2;
+        break;
+      }
+      case 'J': {  // BININT
+        if (short_of(4)) return Truncated("an integer");
+        const int64_t i = static_cast<int32_t>(static_cast<uint32_t>(LoadLE<4>(p)));
+        stack_.push_back(MakeScalar(Kind::kInt, static_cast<uint64_t>(i)));
+        p += 4;
+        break;
+      }
+      case 0x8c:  // SHORT_BINUNICODE
+      case 'U':   // SHORT_BINSTRING
+      case 'C':   // SHORT_BINBYTES
+      case 'X':   // BINUNICODE
+      case 'T':   // BINSTRING
+      case 'B':   // BINBYTES
+      case 0x8d:  // BINUNICODE8
+      case 0x8e:  // BINBYTES8
+      case 0x96: {  // BYTEARRAY8
+        const bool is_short = op == 0x8c || op == 'U' || op == 'C';
+        const bool is_8 = op == 0x8d || op == 0x8e || op == 0x96;
+        const int width = is_short ? 1 : is_8 ? 8 : 4;
+        if (short_of(width)) return Truncated("a string length");
+        const uint64_t length = is_short ? *p : is_8 ? LoadLE<8>(p) : LoadLE<4>(p);
+        p += width;
+        if (short_of(length)) return Truncated(absl::StrCat("a string of ", length, " bytes"));
+        if (length > UINT32_MAX) return Bad("string longer than 4 GiB");
+        const bool is_bytes = op == 'C' || op == 'B' || op == 0x8e || op == 0x96;
+        Value v;
+        v.kind = is_bytes ? Kind::kBytes : Kind::kString;
+        v.str = reinterpret_cast<const char*>(p);
+        v.len = static_cast<uint32_t>(length);
+        stack_.push_back(v);
+        p += length;
+        break;
+      }
+      case 'N': stack_.emplace_back(); break;
+      case 0x88:  // NEWTRUE
+      case 0x89:  // NEWFALSE
+        stack_.push_back(MakeScalar(Kind::kBool, op == 0x88 ? 1 : 0));
+        break;
+      case 'G': {  // BINFLOAT, big-endian
+        if (short_of(8)) return Truncated("BINFLOAT");
+        uint64_t bits = 0;
+        for (int k = 0; k < 8; ++k) bits = (bits << 8) | p[k];
+        p += 8;
+        Value v;
+        v.kind = Kind::kFloat;
+        std::memcpy(&v.d, &bits, sizeof(double));
+        stack_.push_back(v);
+        break;
+      }
+      case 'q': {  // BINPUT
+        if (short_of(1)) return Truncated("BINPUT");
+        const uint64_t index = *p++;
+        TBPROF_RETURN_IF_ERROR(Put(index));
+        break;
+      }
+      case 'r': {  // LONG_BINPUT
+        if (short_of(4)) return Truncated("LONG_BINPUT");
+        const uint64_t index = LoadLE<4>(p);
+        p += 4;
+        TBPROF_RETURN_IF_ERROR(Put(index));
+        break;
+      }
+      case 0x85:
+      case 0x86:
+      case 0x87: {  // TUPLE1..3
+        const size_t n = op - 0x84;
+        if (Available() < n) return NeedError(n, "TUPLE1/2/3");
+        TBPROF_RETURN_IF_ERROR(MakeContainer(Kind::kTuple, stack_.size() - n));
+        break;
+      }
+      case 't':     // TUPLE
+      case 'l':     // LIST
+      case 'd':     // DICT
+      case 0x91: {  // FROZENSET
+        const Kind kind = op == 't' ? Kind::kTuple : op == 'l' ? Kind::kList
+                          : op == 'd' ? Kind::kDict : Kind::kSet;
+        size_t begin = 0;
+        TBPROF_RETURN_IF_ERROR(PopMark("TUPLE/LIST/DICT/FROZENSET", &begin));
+        if (kind == Kind::kDict && (stack_.size() - begin) % 2 != 0) {
+          return Bad("DICT with an odd number of items");
+        }
+        TBPROF_RETURN_IF_ERROR(MakeContainer(kind, begin));
+        break;
+      }
+      case 0x80: {  // PROTO
+        if (short_of(1)) return Truncated("PROTO");
+        const uint8_t version = *p++;
+        if (version > 5) return Bad(absl::StrCat("pickle protocol ", int{version}, " is unknown"));
+        break;
+      }
+      case 0x95: {  // FRAME
+        if (short_of(8)) return Truncated("FRAME");
+        const uint64_t length = LoadLE<8>(p);
+        p += 8;
+        if (short_of(length)) return Truncated(absl::StrCat("a frame of ", length, " bytes"));
+        break;
+      }
+      case 0x98:  // READONLY_BUFFER
+        if (Available() < 1) return NeedError(1, "READONLY_BUFFER");
+        break;
+      case '0': {  // POP
+        if (Available() > 0) {
+          stack_.pop_back();
+        } else {
+          size_t begin = 0;
+          TBPROF_RETURN_IF_ERROR(PopMark("POP", &begin));
+        }
+        break;
+      }
+      case '1': {  // POP_MARK
+        size_t begin = 0;
+        TBPROF_RETURN_IF_ERROR(PopMark("POP_MARK", &begin));
+        stack_.resize(begin);
+        break;
+      }
+      case '2':  // DUP
+        if (Available() < 1) return NeedError(1, "DUP");
+        stack_.push_back(stack_.back());
+        break;
+      case '.': {  // STOP
+        TBPROF_RETURN_IF_ERROR(Stop());
+        if (p != end) {
+          op_at_ = static_cast<uint64_t>(p - data_);
+          return Bad(absl::StrCat(end - p, " bytes after the end of the pickle (STOP)"));
+        }
+        return result_;
+      }
+      default:
+        return RefusedOpcode(op);
     }
-    case 'c': case 0x93: case 'R': case 'b': case 'i': case 'o': case 0x81: case 0x92:
-    case 0x82: case 0x83: case 0x84: case 'P': case 'Q':
-      return Bad(absl::StrFormat("opcode 0x%02x: %s", op, kRunsCodeMessage));
-    case 'I': case 'L': case 'F': case 'S': case 'V': case 'p': case 'g':
-      return Bad(absl::StrFormat(
-          "opcode 0x%02x ('%c') is a text opcode of pickle protocol 0/1, which tbprof does not "
-          "read (memory snapshots use protocol 2 or later)", op, op));
-    default:
-      return Bad(absl::StrFormat("unknown pickle opcode 0x%02x", op));
   }
 }
 

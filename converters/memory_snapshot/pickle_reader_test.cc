@@ -1,5 +1,7 @@
 #include "converters/memory_snapshot/pickle_reader.h"
 
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -125,6 +127,95 @@ TEST(PickleReaderTest, MalformedStreams) {
   std::string text = *Read(B({0x80, 4, 'K', 5, 'r', 0xff, 0xff, 0xff, 0x7f, '0', 'j', 0xff, 0xff,
                               0xff, 0x7f, '.'}));
   EXPECT_EQ(text, "5");
+}
+
+TEST(PickleReaderTest, EveryTruncationIsDataLoss) {
+  // Tests run from the source directory (memory_snapshot_to_xspace_test.cc).
+  std::ifstream in("testdata/memory_snapshot/small.p4.pickle", std::ios::binary);
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  const std::string whole = buffer.str();
+  ASSERT_GT(whole.size(), 100u);
+  ASSERT_TRUE(Read(whole).ok());
+  for (size_t k = 0; k < whole.size(); ++k) {
+    absl::StatusOr<std::string> text = Read(whole.substr(0, k));
+    ASSERT_FALSE(text.ok()) << k;
+    EXPECT_EQ(text.status().code(), absl::StatusCode::kDataLoss) << k << text.status();
+    EXPECT_THAT(text.status().message(), HasSubstr("t.pickle: byte ")) << k;
+    EXPECT_THAT(text.status().message(), HasSubstr("truncated pickle")) << k;
+  }
+}
+
+TEST(PickleReaderTest, EachArgumentIsCheckedAtItsOpcode) {
+  // Every opcode with an argument, one byte short: the error names the
+  // opcode's byte (2), never a read past the end.
+  const std::vector<std::pair<int, int>> ops = {
+      {'h', 1}, {'j', 4}, {'q', 1}, {'r', 4}, {'K', 1}, {'M', 2}, {'J', 4}, {0x8a, 1},
+      {0x8b, 4}, {'G', 8}, {0x8c, 1}, {'U', 1}, {'C', 1}, {'X', 4}, {'T', 4}, {'B', 4},
+      {0x8d, 8}, {0x8e, 8}, {0x96, 8}, {0x95, 8}};
+  for (auto [op, width] : ops) {
+    std::string p = B({0x80, 4, op});
+    p.append(static_cast<size_t>(width - 1), '\x01');
+    absl::StatusOr<std::string> text = Read(p);
+    ASSERT_FALSE(text.ok()) << op;
+    EXPECT_EQ(text.status().code(), absl::StatusCode::kDataLoss) << op;
+    EXPECT_THAT(text.status().message(), HasSubstr("t.pickle: byte 2: truncated pickle")) << op;
+  }
+  // A length that fits, with its data one byte short.
+  EXPECT_THAT(Read(B({0x80, 4, 0x8c, 3, 'a', 'b'})).status().message(),
+              HasSubstr("byte 2: truncated pickle: a string of 3 bytes"));
+  EXPECT_THAT(Read(B({0x80, 4, 0x8a, 6, 1, 2, 3, 4, 5})).status().message(),
+              HasSubstr("byte 2: truncated pickle: an integer of 6 bytes"));
+}
+
+TEST(PickleReaderTest, IntegersOfEveryWidthAnywhereInTheInput) {
+  // LONG1 of 1..9 bytes, positive and negative, read the same at the very
+  // end of the input (fewer than 8 bytes left) and with more input after.
+  for (int n = 1; n <= 9; ++n) {
+    for (int top : {0x71, 0x91}) {
+      std::string digits;
+      unsigned __int128 magnitude = 0;
+      for (int k = 0; k < n; ++k) {
+        const int b = k == n - 1 ? top : 0x11 * (k + 1);
+        digits.push_back(static_cast<char>(b));
+        magnitude |= static_cast<unsigned __int128>(b) << (8 * k);
+      }
+      std::string expected;
+      if (n <= 8) {
+        __int128 v = static_cast<__int128>(magnitude);
+        if (top & 0x80) v -= static_cast<__int128>(1) << (8 * n);
+        expected = absl::StrCat(static_cast<int64_t>(v));
+      } else {
+        expected = "bigint";  // 9 bytes with a nonzero top byte.
+      }
+      const std::string at_end = B({0x80, 4, 0x8a, n}) + digits + ".";
+      const std::string padded = B({0x80, 4, 'N', '0', 0x8a, n}) + digits +
+                                 B({'N', '0', 'N', '0', 'N', '0', 'N', '0', 'N', '0', '.'});
+      EXPECT_EQ(*Read(at_end), expected) << n << " " << top;
+      EXPECT_EQ(*Read(padded), expected) << n << " " << top;
+    }
+  }
+  // 2**64 - 1 as 9 bytes: unsigned.
+  EXPECT_EQ(*Read(B({0x80, 4, 0x8a, 9, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0, '.'})),
+            "18446744073709551615u");
+}
+
+TEST(PickleReaderTest, ContainersReusingSlotsStayApart) {
+  // [[0..99], [1], [2, 3]] with each inner list reduced at its APPEND, so
+  // the next one reuses its slot (the first one's 100 items are given back).
+  std::string p = B({0x80, 4, ']', ']', '('});
+  std::string want = "[[";
+  for (int k = 0; k < 100; ++k) {
+    p += B({'K', k});
+    absl::StrAppend(&want, k == 0 ? "" : ", ", k);
+  }
+  p += B({'e', 'a', ']', '(', 'K', 1, 'e', 'a', ']', '(', 'K', 2, 'K', 3, 'e', 'a', '.'});
+  want += "], [1], [2, 3]]";
+  int reductions = 0;
+  absl::StatusOr<std::string> text = Read(p, &reductions);
+  ASSERT_TRUE(text.ok()) << text.status();
+  EXPECT_EQ(*text, want);
+  EXPECT_EQ(reductions, 4);
 }
 
 TEST(PickleReaderTest, LooksLikePickle) {

@@ -209,7 +209,11 @@ class TraceEventMapper : public json::TraceJsonHandler {
   absl::flat_hash_map<std::pair<int64_t, int64_t>, std::string> thread_names_;
 
   std::vector<int64_t> launch_correlations_;               // Indexed by Probe::index.
-  absl::flat_hash_map<int64_t, uint32_t> launch_op_;       // correlation -> op name id.
+  // Correlation -> op name id (the innermost CPU op around the launch), only
+  // for the correlations of GPU events, the only ones looked up: the keys are
+  // made before attribution, and a key no launch probe found holds kNoLaunchOp.
+  absl::flat_hash_map<int64_t, uint32_t> launch_op_;
+  static constexpr uint32_t kNoLaunchOp = UINT32_MAX;
   // (External id, op name id) of every CPU op with an External id, in input
   // order. Only GPU events whose launch has no enclosing op look an External
   // id up (EmitGpuEvents), so the map is built at the end for just the ids

@@ -148,7 +148,7 @@ void TraceEventMapper::ResolveExternalIdOps() {
     }
     if (g.correlation != kNone) {
       auto it = launch_op_.find(g.correlation);
-      if (it != launch_op_.end() && it->second != 0) continue;
+      if (it != launch_op_.end() && it->second != 0 && it->second != kNoLaunchOp) continue;
     }
     needed.insert(g.external_id);
   }
@@ -261,7 +261,7 @@ void TraceEventMapper::EmitGpuEvents() {
     uint32_t op = 0;
     if (g.correlation != kNone) {
       auto it = launch_op_.find(g.correlation);
-      if (it != launch_op_.end()) op = it->second;
+      if (it != launch_op_.end() && it->second != kNoLaunchOp) op = it->second;
     }
     if (op == 0 && g.external_id != kNone) {
       auto it = external_id_op_.find(g.external_id);

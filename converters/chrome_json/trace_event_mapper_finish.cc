@@ -30,16 +30,25 @@ std::string AllocatorName(int32_t device_type, int32_t device_id) {
 }  // namespace
 
 void TraceEventMapper::AttributeToCpuOps() {
-  // At most one entry per launch: sized once instead of rehashed as it grows.
-  launch_op_.reserve(launch_correlations_.size());
+  // Keyed by the correlations GPU events look up, not by every launch (a
+  // trace launches more than its GPU events show, and the map's pages are all
+  // touched at the moment the load's other buffers are largest): sized once.
+  launch_op_.reserve(gpu_events_.size());
+  for (const PendingGpuEvent& g : gpu_events_) {
+    if (g.correlation != kNone) launch_op_.try_emplace(g.correlation, kNoLaunchOp);
+  }
   std::vector<OpSpan*> stack;
   for (HostThread& t : threads_) {
     if (t.probes.empty() || t.ops.empty()) continue;
     std::sort(t.ops.begin(), t.ops.end(), [](const OpSpan& a, const OpSpan& b) {
       return a.begin_ns != b.begin_ns ? a.begin_ns < b.begin_ns : a.end_ns > b.end_ns;
     });
-    std::stable_sort(t.probes.begin(), t.probes.end(),
-                     [](const Probe& a, const Probe& b) { return a.ts_ns < b.ts_ns; });
+    // Probes at the same time find the same op, so their order among
+    // themselves does not matter: an in-place sort (stable_sort would take a
+    // buffer of half the probes).
+    std::sort(t.probes.begin(), t.probes.end(), [](const Probe& a, const Probe& b) {
+      return a.ts_ns != b.ts_ns ? a.ts_ns < b.ts_ns : a.index < b.index;
+    });
     stack.clear();
     size_t next_op = 0;
     for (const Probe& probe : t.probes) {
@@ -54,7 +63,9 @@ void TraceEventMapper::AttributeToCpuOps() {
       if (probe.index & kMemoryProbeBit) {
         memory_events_[probe.index & ~kMemoryProbeBit].op_name_id = name_id;
       } else {
-        launch_op_.try_emplace(launch_correlations_[probe.index], name_id);
+        // The first probe of a correlation wins, as before the keys were made.
+        auto it = launch_op_.find(launch_correlations_[probe.index]);
+        if (it != launch_op_.end() && it->second == kNoLaunchOp) it->second = name_id;
       }
     }
     // Spans and probes are no longer needed.

@@ -27,7 +27,7 @@ namespace tbprof::converters::json {
 
 struct TraceJsonReaderOptions {
   // Bytes read per call (also the initial buffer size).
-  size_t chunk_bytes = size_t{256} << 10;
+  size_t chunk_bytes = size_t{64} << 10;
   // Largest single trace event or delivered top-level value (the buffer
   // never grows beyond this): kResourceExhausted past it for an event; a
   // wanted top-level value that large is skipped (OnTopLevelValueSkipped).

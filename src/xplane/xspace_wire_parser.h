@@ -37,7 +37,11 @@ uint64_t PageSize();
 // protobuf's default recursion limit: nested messages and groups together.
 constexpr int kMaxDepth = 100;
 constexpr uint32_t kNoIndex = std::numeric_limits<uint32_t>::max();
-constexpr uint64_t kCheckpointBytes = uint64_t{8} << 20;
+// Decoding gives back the file's pages it has passed (and reports progress)
+// every this many bytes: 1 MB keeps ~1 MB of a mapped file resident per
+// thread where 8 MB kept 8 (the reader's memory floor 1.7x -> 1.5x of a
+// 27 MB file).
+constexpr uint64_t kCheckpointBytes = uint64_t{1} << 20;
 
 // Tags (field << 3 | wire type) of the fields we read.
 constexpr uint32_t Tag(uint32_t field, uint32_t wire_type) { return (field << 3) | wire_type; }

@@ -40,8 +40,9 @@
 // message; a malformed input outside the lines is re-read by one thread.
 //
 // Memory: the model itself (events and stats are about 1.3x the file for a
-// stat-dense trace such as a converted Kineto trace), plus at most ~8 MB of
-// the file per thread, whose pages are given back as parsing passes them.
+// stat-dense trace such as a converted Kineto trace), plus the file's pages
+// being read: they are given back every ~1 MB as decoding passes them (a
+// line's counting walk touches the whole line once before it is decoded).
 #ifndef TBPROF_SRC_XPLANE_XSPACE_WIRE_READER_H_
 #define TBPROF_SRC_XPLANE_XSPACE_WIRE_READER_H_
 
@@ -115,7 +116,7 @@ class XSpaceInput {
 };
 
 struct XSpaceParseOptions {
-  // Called about every 8 MB of input with (bytes parsed, total bytes), and
+  // Called about every 1 MB of input with (bytes parsed, total bytes), and
   // once at the end with (total, total). A non-OK status stops parsing and
   // is returned as is (e.g. a memory limit).
   std::function<absl::Status(uint64_t, uint64_t)> progress;

@@ -4,7 +4,6 @@
 #include <optional>
 
 #include "absl/container/flat_hash_map.h"
-#include "absl/container/flat_hash_set.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -51,6 +50,42 @@ int32_t FindEnclosingRoot(const std::vector<RootSpan>& roots, int64_t begin_ps, 
     if (it->begin_ps <= begin_ps && end_ps <= it->end_ps) return it->index;
   }
   return -1;
+}
+
+// A host event with a correlation_id, and the step root around it (-1: none).
+struct HostLaunch {
+  int64_t correlation;
+  int32_t root;
+  uint32_t order;  // Position among all launches, for a stable order.
+};
+
+// Sorts `launches` by correlation and keeps one entry per correlation, whose
+// root is that of its first launch (by `order`) with a root, else -1.
+std::vector<HostLaunch> ByCorrelation(std::vector<HostLaunch> launches) {
+  std::sort(launches.begin(), launches.end(), [](const HostLaunch& a, const HostLaunch& b) {
+    return a.correlation != b.correlation ? a.correlation < b.correlation : a.order < b.order;
+  });
+  size_t out = 0;
+  for (size_t i = 0; i < launches.size();) {
+    HostLaunch first = launches[i];
+    size_t j = i + 1;
+    for (; j < launches.size() && launches[j].correlation == first.correlation; ++j) {
+      if (first.root < 0) first.root = launches[j].root;
+    }
+    launches[out++] = first;
+    i = j;
+  }
+  launches.resize(out);
+  return launches;
+}
+
+// The entry of `correlation` in `by_correlation` (from ByCorrelation), or null.
+const HostLaunch* FindCorrelation(const std::vector<HostLaunch>& by_correlation,
+                                  int64_t correlation) {
+  auto it = std::lower_bound(
+      by_correlation.begin(), by_correlation.end(), correlation,
+      [](const HostLaunch& l, int64_t c) { return l.correlation < c; });
+  return it != by_correlation.end() && it->correlation == correlation ? &*it : nullptr;
 }
 
 PlaneSummary SummarizePlane(const xplane::XPlaneVisitor& plane) {
@@ -246,21 +281,24 @@ XSpaceDiagnosis DiagnoseXSpace(const xplane::XSpaceData& space) {
   }
 
   // Host side: step roots, launches (events with correlation_id) and the root
-  // enclosing each launch on the same line.
-  absl::flat_hash_set<int64_t> host_correlations;
-  absl::flat_hash_map<int64_t, int32_t> root_of_correlation;
+  // enclosing each launch on the same line. Every launch is one 16-byte entry
+  // (a hash set and map of the correlations took ~2.5x that, at the moment
+  // the whole model is held); a line's launches are placed in its roots once
+  // the line's roots are known, found again by event index.
+  std::vector<HostLaunch> launches;
   int32_t num_roots = 0;
   if (const xplane::Plane* host = xplane::FindPlaneWithName(space, xplane::kHostThreadsPlaneName)) {
     xplane::XPlaneVisitor plane(&space, host, base_ns);
-    // One look at each event's stats: roots, and the launches to place in
-    // them once the line's roots are known.
-    struct Launch {
-      int64_t begin_ps, end_ps, correlation;
-    };
-    std::vector<Launch> launches;
+    size_t host_plane_events = 0;
+    for (const xplane::Line& line : host->lines) host_plane_events += line.events.size();
+    // An upper bound: pages never written cost no memory.
+    launches.reserve(host_plane_events);
+    std::vector<uint32_t> launch_events;  // Event indices of the line's launches.
     plane.ForEachLine([&](const xplane::XLineVisitor& line) {
       std::vector<RootSpan> roots;
-      launches.clear();
+      launch_events.clear();
+      const size_t line_begin = launches.size();
+      uint32_t event_index = 0;
       line.ForEachEvent([&](const xplane::XEventVisitor& event) {
         ++d.host_events;
         std::optional<xplane::XStatVisitor> root, corr;
@@ -283,21 +321,30 @@ XSpaceDiagnosis DiagnoseXSpace(const xplane::XSpaceData& space) {
           default:
             break;
         }
-        if (corr) launches.push_back({event.begin_ps(), event.end_ps(), corr->IntOrUintValue()});
+        if (corr) {
+          launches.push_back({corr->IntOrUintValue(), -1, static_cast<uint32_t>(launches.size())});
+          launch_events.push_back(event_index);
+        }
+        ++event_index;
       });
       std::sort(roots.begin(), roots.end(),
                 [](const RootSpan& a, const RootSpan& b) { return a.begin_ps < b.begin_ps; });
-      for (const Launch& launch : launches) {
-        ++d.host_events_with_correlation;
-        host_correlations.insert(launch.correlation);
-        int32_t root = FindEnclosingRoot(roots, launch.begin_ps, launch.end_ps);
-        if (root >= 0) root_of_correlation.emplace(launch.correlation, root);
+      if (roots.empty()) return;
+      for (size_t k = 0; k < launch_events.size(); ++k) {
+        const xplane::XEventVisitor event = line.event(launch_events[k]);
+        launches[line_begin + k].root = FindEnclosingRoot(roots, event.begin_ps(), event.end_ps());
       }
     });
   }
+  d.host_events_with_correlation = static_cast<int64_t>(launches.size());
   d.step_roots = num_roots;
+  // One entry per correlation: the root of its first launch that has one (as
+  // a map filled with emplace in launch order), else -1.
+  const std::vector<HostLaunch> by_correlation = ByCorrelation(std::move(launches));
   std::vector<bool> root_has_launch(num_roots, false), root_has_compute(num_roots, false);
-  for (const auto& [id, root] : root_of_correlation) root_has_launch[root] = true;
+  for (const HostLaunch& l : by_correlation) {
+    if (l.root >= 0) root_has_launch[l.root] = true;
+  }
 
   // Device side.
   std::vector<const xplane::Plane*> gpu_planes = xplane::FindGpuPlanes(space);
@@ -346,11 +393,11 @@ XSpaceDiagnosis DiagnoseXSpace(const xplane::XSpaceData& space) {
         if (op) ++d.device_events_with_op;
         if (!corr) return;
         ++d.device_events_with_correlation;
-        int64_t id = corr->IntOrUintValue();
-        if (host_correlations.contains(id)) ++d.device_events_linked;
-        auto it = root_of_correlation.find(id);
-        if (it != root_of_correlation.end() && IsComputeEventName(event.name())) {
-          root_has_compute[it->second] = true;
+        const HostLaunch* launch = FindCorrelation(by_correlation, corr->IntOrUintValue());
+        if (launch == nullptr) return;
+        ++d.device_events_linked;
+        if (launch->root >= 0 && IsComputeEventName(event.name())) {
+          root_has_compute[launch->root] = true;
         }
       });
     });

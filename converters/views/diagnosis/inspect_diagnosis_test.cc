@@ -180,6 +180,43 @@ TEST(InspectDiagnosisTest, LaunchesAndKernelsNotLinked) {
   EXPECT_THAT(d.notes, Contains(HasSubstr("matches no host launch")));
 }
 
+// A correlation launched more than once (on several lines) belongs to the
+// step root of its first launch that has one: the later launches' roots get
+// neither the launch nor the kernel.
+TEST(InspectDiagnosisTest, RepeatedCorrelationKeepsTheFirstLaunchWithARoot) {
+  xplane::XSpaceData space;
+  xplane::XSpaceBuilder builder(&space);
+  xplane::XPlaneBuilder* host = builder.GetOrCreatePlane(xplane::kHostThreadsPlaneName);
+  const uint32_t corr = host->GetOrCreateStatMetadata(StatType::kCorrelationId);
+  const uint32_t is_root = host->GetOrCreateStatMetadata(StatType::kIsRoot);
+  const uint32_t launch_md = host->GetOrCreateEventMetadata("cudaLaunchKernel");
+  // Line 1: correlation 5 launched outside any root; line 2: inside root A;
+  // line 3: inside root B.
+  host->GetOrCreateLine(1)->AddEvent(launch_md, 50'000'000, 1'000).AddInt64(corr, 5);
+  for (int64_t line_id : {2, 3}) {
+    xplane::XLineBuilder* line = host->GetOrCreateLine(line_id);
+    line->AddEvent(host->GetOrCreateEventMetadata("ProfilerStep#1"), 0, 10'000'000)
+        .AddInt64(is_root, 1);
+    line->AddEvent(launch_md, 1'000'000, 1'000).AddInt64(corr, 5);
+    line->AddEvent(launch_md, 2'000'000, 1'000).AddInt64(corr, 100 + line_id);
+  }
+  xplane::XPlaneBuilder* gpu = builder.GetOrCreatePlane(xplane::GpuPlaneName(0));
+  xplane::XLineBuilder* stream = gpu->GetOrCreateLine(7);
+  stream->AddEvent(gpu->GetOrCreateEventMetadata("volta_sgemm"), 3'000'000, 1'000)
+      .AddInt64(gpu->GetOrCreateStatMetadata(StatType::kCorrelationId), 5);
+  stream->AddEvent(gpu->GetOrCreateEventMetadata("volta_sgemm"), 4'000'000, 1'000)
+      .AddInt64(gpu->GetOrCreateStatMetadata(StatType::kCorrelationId), 9);  // No launch.
+  builder.Finalize({});
+
+  XSpaceDiagnosis d = DiagnoseXSpace(space);
+  EXPECT_EQ(d.host_events_with_correlation, 5);
+  EXPECT_EQ(d.step_roots, 2);
+  EXPECT_EQ(d.step_roots_with_launches, 2);  // Root A by 5, root B by 103 only.
+  EXPECT_EQ(d.device_events_with_correlation, 2);
+  EXPECT_EQ(d.device_events_linked, 1);
+  EXPECT_EQ(d.steps_with_device_work, 1);  // Root A: the first launch of 5 with a root.
+}
+
 TEST(InspectDiagnosisTest, MemcpyAloneIsNoComputeWork) {
   SpaceSpec spec;
   spec.device_event_name = "MemcpyHToD";

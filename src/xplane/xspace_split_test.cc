@@ -106,6 +106,18 @@ std::vector<EventKey> Events(const XSpaceData& space) {
   return out;
 }
 
+// Every part's events together, sorted: equal to the whole space's when the
+// parts cover it with nothing lost or repeated.
+std::vector<EventKey> EventsOfAllParts(const XSpaceSplit& split) {
+  std::vector<EventKey> all;
+  for (size_t i = 0; i < split.num_parts(); ++i) {
+    std::vector<EventKey> events = Events(split.ExtractPart(i));
+    all.insert(all.end(), events.begin(), events.end());
+  }
+  std::sort(all.begin(), all.end());
+  return all;
+}
+
 // Every metadata id an event or stat names exists in its plane.
 void ExpectValidMetadata(const XSpaceData& part) {
   tensorflow::profiler::XSpace proto;
@@ -361,13 +373,7 @@ TEST(XSpaceSplitTest, PlaneWithoutRootStatIsCutByTime) {
   XSpaceSplit split = XSpaceSplit::Plan(space, EstimateXSpaceWireBytes(space) / 3);
   EXPECT_FALSE(split.by_steps());
   ASSERT_GE(split.num_parts(), 3u);
-  std::vector<EventKey> all;
-  for (size_t i = 0; i < split.num_parts(); ++i) {
-    std::vector<EventKey> events = Events(split.ExtractPart(i));
-    all.insert(all.end(), events.begin(), events.end());
-  }
-  std::sort(all.begin(), all.end());
-  EXPECT_EQ(all, Events(space));
+  EXPECT_EQ(EventsOfAllParts(split), Events(space));
 }
 
 TEST(XSpaceSplitTest, StepOverTheLimitFallsBackToTime) {
@@ -375,13 +381,7 @@ TEST(XSpaceSplitTest, StepOverTheLimitFallsBackToTime) {
   XSpaceSplit split = XSpaceSplit::Plan(space, EstimateXSpaceWireBytes(space) / 4);
   EXPECT_FALSE(split.by_steps());
   EXPECT_GE(split.num_parts(), 2u);
-  std::vector<EventKey> all;
-  for (size_t i = 0; i < split.num_parts(); ++i) {
-    std::vector<EventKey> events = Events(split.ExtractPart(i));
-    all.insert(all.end(), events.begin(), events.end());
-  }
-  std::sort(all.begin(), all.end());
-  EXPECT_EQ(all, Events(space));
+  EXPECT_EQ(EventsOfAllParts(split), Events(space));
 }
 
 // Parts written to files and read back merge into the space they were cut

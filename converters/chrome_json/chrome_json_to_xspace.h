@@ -59,22 +59,20 @@ struct ChromeJsonOptions {
   int max_error_examples = 5;
   // Called now and then with (input file bytes consumed, input file size).
   std::function<void(uint64_t, uint64_t)> progress;
-  // Threads for reading: 1 = all on the calling thread; >= 2 = inflate and
-  // parse on a thread of their own while the calling thread builds the
-  // XSpace (json::TraceJsonReaderOptions::threads); the result is the same
-  // byte for byte, errors and their byte offsets included. 0 = automatic: 2 when the
-  // machine has at least 2 hardware threads and the input is at least
-  // parallel_min_bytes of JSON (a gzip file counts as 8x its size), else 1.
-  // Values above 2 currently behave like 2.
+  // Threads for reading: 1 = all on the calling thread; N >= 2 = one thread
+  // reads and inflates, N threads parse segments of the event array, while
+  // the calling thread builds the XSpace (json::TraceJsonReaderOptions::
+  // threads); the result is the same byte for byte, errors and their byte
+  // offsets included. 0 = automatic: 2 when the machine has at least 2
+  // hardware threads and the input is at least parallel_min_bytes of JSON
+  // (a gzip file counts as 8x its size), else 1.
   int threads = 0;
   uint64_t parallel_min_bytes = uint64_t{4} << 20;
-  // Bytes per read of the input (and the reader's initial buffer). With two
-  // threads each read becomes one batch of parsed events (~800 bytes per
-  // event in flight, about 6 batches at once): 64 KB keeps those batches at
-  // ~3 MB for a trace of small events where 256 KB held ~11 MB at the load's
-  // memory peak, for no measurable CPU. Tests and fuzzing use small values so
-  // that buffer and batch boundaries fall everywhere; the result does not
-  // depend on it.
+  // Bytes per read of the input. With two or more threads each read becomes
+  // a segment of parsed events (~800 bytes per event in flight, at most 6
+  // segments at once): 64 KB keeps them near 2 MB for a trace of small
+  // events. Tests and fuzzing use small values so that buffer and segment
+  // boundaries fall everywhere; the result does not depend on it.
   size_t read_chunk_bytes = size_t{64} << 10;
 };
 

@@ -26,21 +26,23 @@
 namespace tbprof::converters::json {
 
 struct TraceJsonReaderOptions {
-  // Bytes read per call (also the initial buffer size).
+  // Bytes asked for by every read of the input, whatever is pending (so the
+  // reads, and where a damaged stream fails, do not depend on the threads).
   size_t chunk_bytes = size_t{64} << 10;
   // Largest single trace event or delivered top-level value (the buffer
   // never grows beyond this): kResourceExhausted past it for an event; a
   // wanted top-level value that large is skipped (OnTopLevelValueSkipped).
   size_t max_element_bytes = size_t{64} << 20;
   // Called after every read with (file bytes consumed, file size); with
-  // threads >= 2, after each batch, on the calling thread.
+  // threads >= 2, after each segment, on the calling thread.
   std::function<void(uint64_t, uint64_t)> progress;
-  // 1: read, parse and call the handler on the calling thread. >= 2: read
-  // and parse on a thread of its own (which also runs the InputStream),
-  // handing batches of parsed events to the calling thread, which makes
-  // every handler call except WantsTopLevelValue in the same order and with
-  // the same arguments as with 1 thread (trace_event_batch.h). Only one
-  // extra thread is used, whatever the value.
+  // 1: read, parse and call the handler on the calling thread. >= 2: the
+  // top-level values before traceEvents are read on the calling thread;
+  // then one thread reads (and inflates) the input, `threads` worker
+  // threads parse segments of the event array, and the calling thread makes
+  // the handler calls (trace_json_segments.h): every handler call except
+  // WantsTopLevelValue in the same order and with the same arguments as with
+  // 1 thread, errors and byte offsets included.
   int threads = 1;
 };
 

@@ -16,6 +16,7 @@
 #include "converters/chrome_json/chrome_json_to_xspace.h"
 #include "converters/chrome_json/trace_json_reader.h"
 #include "gtest/gtest.h"
+#include "src/base/output_file.h"
 #include "src/xplane/xspace_io.h"
 
 namespace tbprof::converters {
@@ -153,6 +154,65 @@ TEST(TraceJsonThreadsTest, HandlerErrorStopsAtTheSameEvent) {
   }
 }
 
+// Element starts guessed inside strings: names full of "}, {" and "},\n{"
+// so that most cuts of the reading thread are wrong and must be caught.
+TEST(TraceJsonThreadsTest, WrongCutsInsideStringsAreCaught) {
+  std::string doc = "{\"traceEvents\": [\n";
+  for (int i = 0; i < 600; ++i) {
+    if (i > 0) doc += ",\n";
+    absl::StrAppend(&doc, "{\"ph\": \"X\", \"name\": \"a}, {b},\\n{c}  ,  {", i,
+                    "\", \"ts\": ", i, ", \"args\": {\"note\": \"", std::string(i % 50, '}'),
+                    ",{\"}}");
+  }
+  doc += "\n]}";
+  for (size_t chunk : {16, 64, 333, 4096}) {
+    SCOPED_TRACE(absl::StrCat("chunk ", chunk));
+    std::string serial = ReadLog(doc, 1, chunk, 1 << 20);
+    ASSERT_TRUE(absl::StrContains(serial, "OK ")) << serial.substr(serial.size() - 300);
+    for (int threads : {2, 3}) EXPECT_EQ(ReadLog(doc, threads, chunk, 1 << 20), serial);
+  }
+}
+
+// Fails its read number `fail_at` (1-based) after serving `read_size` bytes
+// per read before it.
+class FailingStream : public MemoryInputStream {
+ public:
+  FailingStream(std::string data, int fail_at)
+      : MemoryInputStream(std::move(data), {}, "mem.json"), fail_at_(fail_at) {}
+  absl::StatusOr<size_t> Read(char* buffer, size_t capacity) override {
+    if (++reads_ >= fail_at_) return absl::DataLossError("mem.json: the disk is on fire");
+    return MemoryInputStream::Read(buffer, capacity);
+  }
+
+ private:
+  int fail_at_;
+  int reads_ = 0;
+};
+
+// A read error comes after the bytes read before it, whichever thread reads:
+// the same events, malformed elements and error.
+TEST(TraceJsonThreadsTest, ReadErrorsComeAfterTheSameBytes) {
+  const std::string doc = MakeDoc(400, true);
+  for (size_t chunk : {64, 1000}) {
+    for (int fail_at = 1; static_cast<size_t>(fail_at) * chunk < doc.size() + 2 * chunk;
+         fail_at += 3) {
+      SCOPED_TRACE(absl::StrCat("chunk ", chunk, " fail at read ", fail_at));
+      std::string logs[2];
+      for (int t = 0; t < 2; ++t) {
+        FailingStream in(doc, fail_at);
+        LogHandler handler;
+        json::TraceJsonReaderOptions options;
+        options.chunk_bytes = chunk;
+        options.threads = t + 1;
+        auto result = json::ReadTraceJson(&in, options, &handler);
+        for (const std::string& line : handler.log) absl::StrAppend(&logs[t], line, "\n");
+        absl::StrAppend(&logs[t], result.ok() ? "OK" : result.status().ToString());
+      }
+      EXPECT_EQ(logs[1], logs[0]);
+    }
+  }
+}
+
 // Every trace under `dir`, recursively.
 void ListTraces(const std::string& dir, std::vector<std::string>* out) {
   DIR* d = opendir(dir.c_str());
@@ -210,6 +270,26 @@ TEST(TraceJsonThreadsTest, ByteIdenticalOnAllTestTraces) {
     }
     // --max-events stops at the same event with the same message.
     EXPECT_EQ(Convert(path, 2, 1000), Convert(path, 1, 1000));
+  }
+}
+
+// A damaged or cut gzip file: the same result with 1 and 2 threads (the
+// reads are the same, so the inflater fails at the same place).
+TEST(TraceJsonThreadsTest, DamagedGzipGivesTheSameResult) {
+  absl::StatusOr<std::string> gz = GzipCompress(MakeDoc(3000, true));
+  ASSERT_TRUE(gz.ok());
+  const std::string dir = ::testing::TempDir();
+  for (size_t at : {size_t{30}, gz->size() / 3, gz->size() / 2, gz->size() - 9}) {
+    for (bool cut : {true, false}) {
+      SCOPED_TRACE(absl::StrCat(cut ? "cut" : "flipped", " at ", at));
+      std::string damaged = cut ? gz->substr(0, at) : *gz;
+      if (!cut) damaged[at] = static_cast<char>(damaged[at] ^ 0x55);
+      const std::string path = absl::StrCat(dir, "/damaged.json.gz");
+      ASSERT_TRUE(WriteFileAtomically(path, damaged, AtomicOutputFile::Overwrite::kReplace).ok());
+      const std::string serial = Convert(path, 1, 0);
+      EXPECT_TRUE(absl::StartsWith(serial, "ERROR ")) << serial.substr(0, 200);
+      EXPECT_EQ(Convert(path, 2, 0), serial);
+    }
   }
 }
 

@@ -95,8 +95,9 @@ Flags:
   --strict                 with several inputs, publish nothing if one fails
                            (default: name it, convert the others; exit 4)
   --threads N              threads for reading a JSON trace: 1 = one thread;
-                           N >= 2 = inflate and parse beside the XSpace
-                           builder (the output is identical); 0 = automatic
+                           N >= 2 = one thread reads and inflates, N parse
+                           the event array beside the XSpace builder (the
+                           output is identical); 0 = automatic
                            (default: 2 for inputs of 4 MB of JSON or more
                            when the machine has 2 or more hardware threads)
   --quiet                  no progress, no summary: print only the paths written

@@ -65,13 +65,15 @@ struct Segment {
 };
 
 // The segments between the reading thread, the workers and the consumer.
+// Each side waits on its own condition, and is woken only by a change it
+// waits for: one condition for all made ~15 futex calls per segment.
 class SegmentPipeline {
  public:
   // Reader: a cleared segment; blocks while kMaxSegmentsOut are out. Null
   // once cancelled.
   Segment* Acquire() {
     std::unique_lock<std::mutex> lock(mu_);
-    changed_.wait(lock, [&] { return cancelled_ || out_ < kMaxSegmentsOut; });
+    reader_wakes_.wait(lock, [&] { return cancelled_ || out_ < kMaxSegmentsOut; });
     if (cancelled_) return nullptr;
     ++out_;
     if (free_.empty()) {
@@ -90,20 +92,24 @@ class SegmentPipeline {
     if (handover_) s->parse = false;
     s->done = !s->parse || s->last;
     ordered_.push_back(s);
-    if (!s->done) work_.push_back(s);
-    changed_.notify_all();
+    if (s->done) {
+      if (ordered_.front() == s) consumer_wakes_.notify_one();
+    } else {
+      work_.push_back(s);
+      worker_wakes_.notify_one();
+    }
     return true;
   }
   // Reader: no more segments.
   void CloseWork() {
     std::lock_guard<std::mutex> lock(mu_);
     work_closed_ = true;
-    changed_.notify_all();
+    worker_wakes_.notify_all();
   }
   // Worker: the next segment to parse; null when there will be none.
   Segment* NextToParse() {
     std::unique_lock<std::mutex> lock(mu_);
-    changed_.wait(lock, [&] { return cancelled_ || work_closed_ || !work_.empty(); });
+    worker_wakes_.wait(lock, [&] { return cancelled_ || work_closed_ || !work_.empty(); });
     if (cancelled_ || work_.empty()) return nullptr;
     Segment* s = work_.front();
     work_.pop_front();
@@ -112,13 +118,14 @@ class SegmentPipeline {
   void Parsed(Segment* s) {
     std::lock_guard<std::mutex> lock(mu_);
     s->done = true;
-    changed_.notify_all();
+    if (ordered_.front() == s) consumer_wakes_.notify_one();
   }
   bool handover() const { return handover_.load(std::memory_order_relaxed); }
   // Consumer: the next segment in input order, once parsed.
   Segment* NextInOrder() {
     std::unique_lock<std::mutex> lock(mu_);
-    changed_.wait(lock, [&] { return cancelled_ || (!ordered_.empty() && ordered_.front()->done); });
+    consumer_wakes_.wait(lock,
+                         [&] { return cancelled_ || (!ordered_.empty() && ordered_.front()->done); });
     if (cancelled_) return nullptr;
     Segment* s = ordered_.front();
     ordered_.pop_front();
@@ -134,8 +141,7 @@ class SegmentPipeline {
     s->parse = true;
     std::lock_guard<std::mutex> lock(mu_);
     free_.push_back(s);
-    --out_;
-    changed_.notify_all();
+    if (out_-- == kMaxSegmentsOut) reader_wakes_.notify_one();
   }
   // Consumer: from now on segments are not parsed, only their bytes used.
   void SetHandover() {
@@ -146,18 +152,19 @@ class SegmentPipeline {
       s->done = true;
     }
     work_.clear();
-    changed_.notify_all();
   }
   // Consumer: stop everything (the other threads return soon).
   void Cancel() {
     std::lock_guard<std::mutex> lock(mu_);
     cancelled_ = true;
-    changed_.notify_all();
+    reader_wakes_.notify_all();
+    worker_wakes_.notify_all();
+    consumer_wakes_.notify_all();
   }
 
  private:
   std::mutex mu_;
-  std::condition_variable changed_;
+  std::condition_variable reader_wakes_, worker_wakes_, consumer_wakes_;
   std::vector<std::unique_ptr<Segment>> owned_;
   std::vector<Segment*> free_;
   std::deque<Segment*> ordered_;  // Dispatched, not yet taken by the consumer.

@@ -143,25 +143,17 @@ absl::Status ReaderCore::Refill() {
 }
 
 absl::StatusOr<TraceJsonReadResult> ReaderCore::Run() {
-  while (true) {
-    switch (DoStep()) {
-      case Step::kProgress:
-        break;
-      case Step::kError:
-        return status_;
-      case Step::kNeedMore:
-        if (eof_ && !PendingAtLimit()) {
-          TBPROF_RETURN_IF_ERROR(AtEndOfInput());
-          return result_;
-        }
-        TBPROF_RETURN_IF_ERROR(Refill());
-        break;
-    }
-  }
+  absl::StatusOr<TraceJsonReadResult> done;
+  RunUntil(/*stop_in_event_array=*/false, &done);
+  return done;
 }
 
 bool ReaderCore::RunUntilEventArray(absl::StatusOr<TraceJsonReadResult>* done) {
-  while (!InEventArray(state_)) {
+  return RunUntil(/*stop_in_event_array=*/true, done);
+}
+
+bool ReaderCore::RunUntil(bool stop_in_event_array, absl::StatusOr<TraceJsonReadResult>* done) {
+  while (!stop_in_event_array || !InEventArray(state_)) {
     switch (DoStep()) {
       case Step::kProgress:
         break;

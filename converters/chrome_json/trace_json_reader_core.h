@@ -121,6 +121,9 @@ class ReaderCore {
   ReaderCore(SegmentTag, absl::string_view bytes, const ArrayPosition& at,
              const std::string& path, TraceEventBatch* batch);
 
+  // Runs to the end of the input (false, *done set), or with
+  // stop_in_event_array until the event array's '[' is consumed (true).
+  bool RunUntil(bool stop_in_event_array, absl::StatusOr<TraceJsonReadResult>* done);
   Step DoStep();
   // Whether the element (or key, or top-level value) [start, end) is longer
   // than accepted: it is then handled as incomplete, so that Refill reports

@@ -164,9 +164,15 @@ bool WireParser::ParseEvent(const uint8_t* p, const uint8_t* end, int depth, Lin
 
 bool WireParser::ParseLine(Span span, int depth, Line* line) {
   if (!CheckDepth(depth, span.p)) return false;
-  // Walk 1: the line's own fields; events are only counted.
+  // Walk 1: the line's own fields; events are only counted. It touches
+  // every page of the line before walk 2 decodes them: for a mapped file,
+  // the pages it passed are given back every kCheckpointBytes (walk 2 reads
+  // them back from the page cache), so a long line is not resident whole.
   Span name, display_name;
   size_t events = 0, stats = 0;
+  const bool release_walk_1 = input_->released_pages_read_back() &&
+                              static_cast<uint64_t>(span.end - span.p) > 2 * kCheckpointBytes;
+  const uint8_t* released_to = span.p;
   // Streaming needs the stats counted only where a line could pass the
   // limit below: each XStat takes at least 2 bytes.
   const bool stream = options_.line_events != nullptr && group_ < 0;
@@ -185,6 +191,11 @@ bool WireParser::ParseLine(Span span, int depth, Line* line) {
         if (!ReadLen(p, span.end, &skipped)) return Field::kFailed;
         ++events;
         if (count_stats) stats += CountEventStats(skipped);
+        if (release_walk_1 && static_cast<uint64_t>(p - released_to) >= kCheckpointBytes) {
+          input_->ReleaseRange(static_cast<uint64_t>(released_to - base_),
+                               static_cast<uint64_t>(p - base_));
+          released_to = p;
+        }
         return Field::kRead;
       }
       case Tag(9, kVarint):

@@ -100,6 +100,10 @@ class XSpaceInput {
   // without recording it. Safe to call from several threads at once for
   // ranges no other thread is reading.
   void ReleaseRange(uint64_t begin, uint64_t end) const;
+  // True when released pages read back as the input's bytes (a mapped file:
+  // the page cache refills them), so pages can be given back between two
+  // reads of them.
+  bool released_pages_read_back() const { return storage_ == Storage::kMapped; }
 
  private:
   enum class Storage { kBorrowed, kMapped, kAnonymous };

@@ -102,6 +102,7 @@ struct LoadOptions {
   // (kAuto, kMarkers): the lines' events are handed to this function as they
   // are read and not kept (xplane::XSpaceParseOptions::line_events), and
   // LoadedInput::lines_streamed is set. For a caller that only summarizes.
+  // The file is then decoded on one thread.
   std::function<void(const xplane::XSpaceData&, const xplane::Plane&, const xplane::Line&, bool)>
       xspace_line_events;
 };

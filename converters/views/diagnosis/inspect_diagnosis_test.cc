@@ -362,6 +362,50 @@ TEST(InspectDiagnosisTest, StreamedInPiecesLikeWhole) {
   }
 }
 
+// Launches of the same correlations in two steps, in orders that make few
+// runs (merged) and many (sorted): each correlation belongs to the first
+// step that launched it, so only that step has GPU work.
+TEST(InspectDiagnosisTest, FirstLaunchWinsWhateverTheOrderOfCorrelations) {
+  for (int runs : {1, 4, 10, 500}) {  // Each divides kLaunches.
+    xplane::XSpaceData space;
+    xplane::XSpaceBuilder builder(&space);
+    xplane::XPlaneBuilder* host = builder.GetOrCreatePlane(xplane::kHostThreadsPlaneName);
+    const uint32_t corr = host->GetOrCreateStatMetadata(StatType::kCorrelationId);
+    const uint32_t is_root = host->GetOrCreateStatMetadata(StatType::kIsRoot);
+    const uint32_t launch_md = host->GetOrCreateEventMetadata("cudaLaunchKernel");
+    xplane::XLineBuilder* line = host->GetOrCreateLine(1);
+    xplane::XPlaneBuilder* gpu = builder.GetOrCreatePlane(xplane::GpuPlaneName(0));
+    const uint32_t gpu_corr = gpu->GetOrCreateStatMetadata(StatType::kCorrelationId);
+    xplane::XLineBuilder* stream = gpu->GetOrCreateLine(7);
+    constexpr int kLaunches = 500;
+    for (int step = 0; step < 2; ++step) {
+      const int64_t at = step * 1'000'000'000;
+      line->AddEvent(host->GetOrCreateEventMetadata(absl::StrCat("ProfilerStep#", step)), at,
+                     900'000'000)
+          .AddInt64(is_root, 1);
+      for (int k = 0; k < kLaunches; ++k) {
+        // `runs` rising runs, in a different order in each step.
+        const int per_run = kLaunches / runs;
+        const int run = step == 0 ? k / per_run : runs - 1 - k / per_run;
+        const int64_t c = 1000 + run * per_run + k % per_run;
+        line->AddEvent(launch_md, at + 1000 + k * 1000, 10).AddInt64(corr, c);
+        if (step == 0) {
+          stream->AddEvent(gpu->GetOrCreateEventMetadata("volta_sgemm"), k * 10, 5)
+              .AddInt64(gpu_corr, c);
+        }
+      }
+    }
+    builder.Finalize({});
+    SCOPED_TRACE(absl::StrCat(runs, " runs"));
+    const XSpaceDiagnosis d = DiagnoseXSpace(space);
+    EXPECT_EQ(d.host_events_with_correlation, 2 * kLaunches);
+    EXPECT_EQ(d.device_events_linked, kLaunches);
+    EXPECT_EQ(d.step_roots, 2);
+    EXPECT_EQ(d.step_roots_with_launches, 1);
+    EXPECT_EQ(d.steps_with_device_work, 1);
+  }
+}
+
 TEST(FormatCountTest, ThousandsSeparators) {
   EXPECT_EQ(FormatCount(0), "0");
   EXPECT_EQ(FormatCount(999), "999");

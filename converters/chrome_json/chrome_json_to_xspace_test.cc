@@ -587,8 +587,8 @@ namespace tbprof::converters {
 namespace {
 
 // A GPU event whose launch has no enclosing CPU op takes the op its External
-// id names (the last op with that id); a launch inside an op wins over the
-// External id; an id no op has gives no tf_op.
+// id names (the last op with that id, whatever ids the others have); a launch
+// inside an op wins over the External id; an id no op has gives no tf_op.
 TEST(ChromeJsonToXSpaceTest, ExternalIdNamesTheOpOnlyWithoutALaunchingOp) {
   const std::string path = ::testing::TempDir() + "/external_id_ops.json";
   {
@@ -598,6 +598,10 @@ TEST(ChromeJsonToXSpaceTest, ExternalIdNamesTheOpOnlyWithoutALaunchingOp) {
    "args": {"External id": 7}},
   {"ph": "X", "cat": "cpu_op", "name": "aten::second", "pid": 1, "tid": 1, "ts": 20, "dur": 1,
    "args": {"External id": 7}},
+  {"ph": "X", "cat": "cpu_op", "name": "aten::huge", "pid": 1, "tid": 1, "ts": 21, "dur": 1,
+   "args": {"External id": 4611686018427387904}},
+  {"ph": "X", "cat": "cpu_op", "name": "aten::negative", "pid": 1, "tid": 1, "ts": 22, "dur": 1,
+   "args": {"External id": -5}},
   {"ph": "X", "cat": "cpu_op", "name": "aten::outer", "pid": 1, "tid": 1, "ts": 30, "dur": 10,
    "args": {"External id": 8}},
   {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 31,
@@ -607,7 +611,11 @@ TEST(ChromeJsonToXSpaceTest, ExternalIdNamesTheOpOnlyWithoutALaunchingOp) {
   {"ph": "X", "cat": "kernel", "name": "kernel_with_launch", "pid": 0, "tid": 7, "ts": 60,
    "dur": 1, "args": {"device": 0, "stream": 7, "correlation": 100, "External id": 7}},
   {"ph": "X", "cat": "kernel", "name": "kernel_unknown_id", "pid": 0, "tid": 7, "ts": 70,
-   "dur": 1, "args": {"device": 0, "stream": 7, "External id": 9}}
+   "dur": 1, "args": {"device": 0, "stream": 7, "External id": 9}},
+  {"ph": "X", "cat": "kernel", "name": "kernel_huge_id", "pid": 0, "tid": 7, "ts": 80,
+   "dur": 1, "args": {"device": 0, "stream": 7, "External id": 4611686018427387904}},
+  {"ph": "X", "cat": "kernel", "name": "kernel_negative_id", "pid": 0, "tid": 7, "ts": 90,
+   "dur": 1, "args": {"device": 0, "stream": 7, "External id": -5}}
 ]})";
   }
   xplane::XSpaceData space;
@@ -628,7 +636,10 @@ TEST(ChromeJsonToXSpaceTest, ExternalIdNamesTheOpOnlyWithoutALaunchingOp) {
   EXPECT_EQ(tf_op["kernel_without_launch"], "aten::second");
   EXPECT_EQ(tf_op["kernel_with_launch"], "aten::outer");
   EXPECT_EQ(tf_op["kernel_unknown_id"], "");
-  EXPECT_EQ(tf_op.size(), 3u);
+  // Ids far apart and falling (the list stores differences).
+  EXPECT_EQ(tf_op["kernel_huge_id"], "aten::huge");
+  EXPECT_EQ(tf_op["kernel_negative_id"], "aten::negative");
+  EXPECT_EQ(tf_op.size(), 5u);
 }
 
 }  // namespace

@@ -424,7 +424,7 @@ void TraceEventMapper::EmitHostEvent(uint32_t thread, const HostEvent& he, uint6
     if (!is_step && !input_stage && !XprofParsesAsOpName(name)) ev.AddRef(stat_tf_op_, name);
     uint32_t name_id = plane->event_metadata(md).name;
     t.ops.push_back({he.ts_ns, he.ts_ns + he.dur_ns, name_id});
-    if (he.external_id != kNone) external_id_ops_.push_back({he.external_id, name_id});
+    if (he.external_id != kNone) external_id_ops_.Append(he.external_id, name_id);
   }
   if (is_step) {
     ev.AddInt64(stat_is_root_, 1);

@@ -68,14 +68,18 @@ class TraceEventMapper : public json::TraceJsonHandler {
   static constexpr int64_t kNone = INT64_MIN;
 
   // A host thread (pid, tid) and what Finish() needs about it.
-  struct OpSpan {
+  // OpSpan and Probe are packed to 4-byte alignment (20 and 12 bytes, not
+  // 24 and 16): a trace has about as many as host events, all held until
+  // Finish(). Copy their fields; do not bind references to them.
+  struct __attribute__((packed, aligned(4))) OpSpan {
     int64_t begin_ns, end_ns;
     uint32_t name_id;  // StringPool id.
   };
-  struct Probe {  // A point on the thread to attribute to a CPU op.
+  struct __attribute__((packed, aligned(4))) Probe {  // A point on the thread to attribute to a CPU op.
     int64_t ts_ns;
     uint32_t index;  // Bit 31 set: memory event index; else launch index.
   };
+  static_assert(sizeof(OpSpan) == 20 && sizeof(Probe) == 12, "packed host-thread lists");
   struct OpenSpan {  // A "B" event waiting for its "E".
     int64_t ts_ns;
     uint32_t name_id;
@@ -108,20 +112,21 @@ class TraceEventMapper : public json::TraceJsonHandler {
     // record_param_comms: the event's raw JSON (see EmitCommsArgStats()).
     absl::string_view comms_event_json;
   };
+  // 64 bytes (a trace holds one per GPU event until Finish()): a kernel's
+  // launch configuration is held once per distinct configuration, in
+  // kernel_configs_.
   struct PendingGpuEvent {
     int64_t ts_ns, dur_ns;
     int64_t correlation, external_id;
     int64_t stream;
-    uint64_t bytes;
-    int64_t shared_memory;
+    // kKernel: index into kernel_configs_; kMemcpy, kMemset: the bytes.
+    uint64_t bytes_or_config;
     int32_t device;
     uint32_t name_id;
-    int32_t registers;
-    int32_t grid[3], block[3];
     float est_occupancy_pct;  // NaN if absent.
     Kind kind;
-    bool has_launch_params;
   };
+  static_assert(sizeof(PendingGpuEvent) == 64, "PendingGpuEvent must stay compact");
   struct PendingMemoryEvent {
     int64_t ts_ns;
     int64_t bytes;
@@ -219,11 +224,60 @@ class TraceEventMapper : public json::TraceJsonHandler {
   // id up (EmitGpuEvents), so the map is built at the end for just the ids
   // they need: a hash insert per CPU op into a map of millions of ids was a
   // cache miss per op on large traces.
-  struct ExternalIdOp {
-    int64_t external_id;
-    uint32_t name_id;
+  //
+  // Stored as varints, ~4 bytes an op where a 16-byte entry took 16 (ids
+  // mostly rise by small steps; the list is largest when the load's other
+  // buffers are): each entry is the zigzag difference from the previous
+  // External id, then the name id.
+  class ExternalIdOps {
+   public:
+    void Append(int64_t external_id, uint32_t name_id) {
+      const uint64_t delta = static_cast<uint64_t>(external_id) - static_cast<uint64_t>(last_);
+      last_ = external_id;
+      // Zigzag: small differences of either sign take few bytes.
+      PutVarint((delta << 1) ^ (static_cast<int64_t>(delta) < 0 ? ~uint64_t{0} : 0));
+      PutVarint(name_id);
+    }
+    // Calls fn(external_id, name_id) for every entry, in the order appended.
+    template <typename Fn>
+    void ForEach(Fn&& fn) const {
+      const uint8_t* p = bytes_.data();
+      const uint8_t* end = p + bytes_.size();
+      int64_t id = 0;
+      while (p < end) {
+        const uint64_t zigzag = GetVarint(&p);
+        id = static_cast<int64_t>(static_cast<uint64_t>(id) +
+                                  ((zigzag >> 1) ^ (~(zigzag & 1) + 1)));
+        fn(id, static_cast<uint32_t>(GetVarint(&p)));
+      }
+    }
+    // Frees the entries.
+    void Clear() {
+      std::vector<uint8_t>().swap(bytes_);
+      last_ = 0;
+    }
+
+   private:
+    void PutVarint(uint64_t v) {
+      while (v >= 0x80) {
+        bytes_.push_back(static_cast<uint8_t>(v | 0x80));
+        v >>= 7;
+      }
+      bytes_.push_back(static_cast<uint8_t>(v));
+    }
+    static uint64_t GetVarint(const uint8_t** p) {
+      uint64_t v = 0;
+      for (int shift = 0;; shift += 7) {
+        const uint8_t b = *(*p)++;
+        v |= static_cast<uint64_t>(b & 0x7f) << shift;
+        if (b < 0x80) return v;
+      }
+    }
+
+    std::vector<uint8_t> bytes_;
+    int64_t last_ = 0;
   };
-  std::vector<ExternalIdOp> external_id_ops_;
+  ExternalIdOps external_id_ops_;
   absl::flat_hash_map<int64_t, uint32_t> external_id_op_;  // External id -> op name id.
   // Fills external_id_op_ for the External ids of the GPU events whose
   // correlation has no launching op (the last op with an id wins).
@@ -269,6 +323,11 @@ class TraceEventMapper : public json::TraceJsonHandler {
     int64_t next_line_id = 0x30000000;
   };
   absl::flat_hash_map<int32_t, GpuPlane> gpu_planes_;
+  // The distinct launch configurations of the kernels buffered so far, by
+  // PendingGpuEvent::bytes_or_config.
+  std::vector<KernelConfig> kernel_configs_;
+  absl::flat_hash_map<KernelConfig, uint32_t, KernelConfigHash> kernel_config_index_;
+  uint32_t KernelConfigIndex(const KernelConfig& config);
   // ProfilerStep#N roots, for LinkThreadsToSteps().
   struct StepRoot {
     uint32_t thread;

@@ -56,19 +56,25 @@ void TraceEventMapper::BufferGpuEvent(const RawTraceEvent& e, Kind kind, int64_t
   g.stream = stream;
   g.correlation = IntOr(a.correlation, kNone);
   g.external_id = IntOr(a.external_id, kNone);
-  g.bytes = 0;
-  if (IsNumberOrString(a.bytes)) json::ParseUint64(a.bytes.text, &g.bytes);
-  g.registers = static_cast<int32_t>(std::clamp<int64_t>(IntOr(a.registers, 0), 0, INT32_MAX));
-  g.shared_memory = IntOr(a.shared_memory, 0);
-  int64_t grid[3] = {1, 1, 1}, block[3] = {1, 1, 1};
-  bool has_grid = a.grid.kind == ValueKind::kArray && json::ParseDim3(a.grid.text, grid);
-  bool has_block = a.block.kind == ValueKind::kArray && json::ParseDim3(a.block.text, block);
-  for (int i = 0; i < 3; ++i) {
-    g.grid[i] = static_cast<int32_t>(std::clamp<int64_t>(grid[i], 0, INT32_MAX));
-    g.block[i] = static_cast<int32_t>(std::clamp<int64_t>(block[i], 0, INT32_MAX));
+  g.bytes_or_config = 0;
+  if (kind == Kind::kKernel) {
+    KernelConfig config;
+    config.registers =
+        static_cast<int32_t>(std::clamp<int64_t>(IntOr(a.registers, 0), 0, INT32_MAX));
+    config.shared_memory = IntOr(a.shared_memory, 0);
+    int64_t grid[3] = {1, 1, 1}, block[3] = {1, 1, 1};
+    bool has_grid = a.grid.kind == ValueKind::kArray && json::ParseDim3(a.grid.text, grid);
+    bool has_block = a.block.kind == ValueKind::kArray && json::ParseDim3(a.block.text, block);
+    for (int i = 0; i < 3; ++i) {
+      config.grid[i] = static_cast<int32_t>(std::clamp<int64_t>(grid[i], 0, INT32_MAX));
+      config.block[i] = static_cast<int32_t>(std::clamp<int64_t>(block[i], 0, INT32_MAX));
+    }
+    config.has_launch_params =
+        has_block && (a.registers.present() || a.shared_memory.present() || has_grid);
+    g.bytes_or_config = KernelConfigIndex(config);
+  } else if (IsNumberOrString(a.bytes)) {
+    json::ParseUint64(a.bytes.text, &g.bytes_or_config);
   }
-  g.has_launch_params =
-      has_block && (a.registers.present() || a.shared_memory.present() || has_grid);
   double occ;
   g.est_occupancy_pct = IsNumberOrString(a.est_occupancy) &&
                                 json::ParseDouble(a.est_occupancy.text, &occ) &&
@@ -77,6 +83,13 @@ void TraceEventMapper::BufferGpuEvent(const RawTraceEvent& e, Kind kind, int64_t
                             : std::numeric_limits<float>::quiet_NaN();
   g.name_id = space_->strings.Intern(SanitizeUtf8(e.name.text, &scratch_));
   gpu_events_.push_back(g);
+}
+
+uint32_t TraceEventMapper::KernelConfigIndex(const KernelConfig& config) {
+  auto [it, inserted] =
+      kernel_config_index_.try_emplace(config, static_cast<uint32_t>(kernel_configs_.size()));
+  if (inserted) kernel_configs_.push_back(config);
+  return it->second;
 }
 
 const GpuDeviceProperties* TraceEventMapper::DeviceProps(int64_t device) const {
@@ -153,11 +166,11 @@ void TraceEventMapper::ResolveExternalIdOps() {
     needed.insert(g.external_id);
   }
   if (!needed.empty()) {
-    for (const ExternalIdOp& e : external_id_ops_) {
-      if (needed.contains(e.external_id)) external_id_op_[e.external_id] = e.name_id;
-    }
+    external_id_ops_.ForEach([&](int64_t external_id, uint32_t name_id) {
+      if (needed.contains(external_id)) external_id_op_[external_id] = name_id;
+    });
   }
-  std::vector<ExternalIdOp>().swap(external_id_ops_);
+  external_id_ops_.Clear();
 }
 
 void TraceEventMapper::EmitGpuEvents() {
@@ -204,29 +217,28 @@ void TraceEventMapper::EmitGpuEvents() {
       ++summary_.kernels;
       const GpuDeviceProperties* props = DeviceProps(g.device);
       if (props == nullptr) ++kernels_without_props;
-      KernelConfig config{g.registers, g.shared_memory, {g.grid[0], g.grid[1], g.grid[2]},
-                          {g.block[0], g.block[1], g.block[2]}, g.has_launch_params};
+      const KernelConfig& config = kernel_configs_[g.bytes_or_config];
       auto [it, inserted] = gp.kernel_configs.try_emplace(config);
       KernelConfigStats& known = it->second;
       if (inserted) {
         KernelDetails d;
-        d.registers_per_thread = g.registers;
-        d.static_shared_mem_bytes = g.shared_memory;  // Kineto gives static + dynamic.
+        d.registers_per_thread = config.registers;
+        d.static_shared_mem_bytes = config.shared_memory;  // Kineto gives static + dynamic.
         d.dynamic_shared_mem_bytes = 0;
         for (int i = 0; i < 3; ++i) {
-          d.grid[i] = g.grid[i];
-          d.block[i] = g.block[i];
+          d.grid[i] = config.grid[i];
+          d.block[i] = config.block[i];
         }
-        if (props != nullptr && g.has_launch_params && !rocm_ && HasOccupancyInputs(*props)) {
+        if (props != nullptr && config.has_launch_params && !rocm_ && HasOccupancyInputs(*props)) {
           KernelLaunchConfig launch;
-          launch.registers_per_thread = g.registers;
-          launch.static_shared_mem_bytes = g.shared_memory;
-          launch.block_x = g.block[0];
-          launch.block_y = g.block[1];
-          launch.block_z = g.block[2];
-          launch.grid_x = g.grid[0];
-          launch.grid_y = g.grid[1];
-          launch.grid_z = g.grid[2];
+          launch.registers_per_thread = config.registers;
+          launch.static_shared_mem_bytes = config.shared_memory;
+          launch.block_x = config.block[0];
+          launch.block_y = config.block[1];
+          launch.block_z = config.block[2];
+          launch.grid_x = config.grid[0];
+          launch.grid_y = config.grid[1];
+          launch.grid_z = config.grid[2];
           absl::StatusOr<OccupancyResult> occ = ComputeOccupancy(*props, launch);
           if (occ.ok()) {
             d.has_occupancy = true;
@@ -244,7 +256,7 @@ void TraceEventMapper::EmitGpuEvents() {
     } else if (g.kind == Kind::kMemcpy) {
       ++summary_.memcpys;
       MemcpyNameInfo info = ParseMemcpyName(name);
-      AppendMemcpyDetails(g.bytes, info.src_kind, info.dst_kind, &details);
+      AppendMemcpyDetails(g.bytes_or_config, info.src_kind, info.dst_kind, &details);
       ev.AddString(gp.memcpy_details, details);
     } else {
       ++summary_.memsets;
@@ -253,7 +265,7 @@ void TraceEventMapper::EmitGpuEvents() {
       if (open != absl::string_view::npos && close != absl::string_view::npos && close > open) {
         kind = name.substr(open + 1, close - open - 1);
       }
-      AppendMemsetDetails(g.bytes, kind, &details);
+      AppendMemsetDetails(g.bytes_or_config, kind, &details);
       ev.AddString(gp.memset_details, details);
     }
     // The launching PyTorch op: the innermost CPU op around the launch, else

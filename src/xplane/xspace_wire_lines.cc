@@ -164,9 +164,20 @@ bool WireParser::ParseEvent(const uint8_t* p, const uint8_t* end, int depth, Lin
 
 bool WireParser::ParseLine(Span span, int depth, Line* line) {
   if (!CheckDepth(depth, span.p)) return false;
-  // Walk 1: the line's own fields; events are only counted.
+  // Walk 1: the line's own fields; events are only counted. It touches
+  // every page of the line before walk 2 decodes them: for a mapped file,
+  // the pages it passed are given back every kCheckpointBytes (walk 2 reads
+  // them back from the page cache), so a long line is not resident whole.
   Span name, display_name;
   size_t events = 0, stats = 0;
+  const bool release_walk_1 = input_->released_pages_read_back() &&
+                              static_cast<uint64_t>(span.end - span.p) > 2 * kCheckpointBytes;
+  const uint8_t* released_to = span.p;
+  // Streaming needs the stats counted only where a line could pass the
+  // limit below: each XStat takes at least 2 bytes.
+  const bool stream = options_.line_events != nullptr && group_ < 0;
+  const bool count_stats =
+      !stream || static_cast<uint64_t>(span.end - span.p) / 2 > std::numeric_limits<uint32_t>::max();
   const bool read = ForEachField(span.p, span.end, depth, [&](uint32_t tag, const uint8_t*& p) {
     switch (tag) {
       case Tag(1, kVarint):
@@ -179,7 +190,12 @@ bool WireParser::ParseLine(Span span, int depth, Line* line) {
         Span skipped;
         if (!ReadLen(p, span.end, &skipped)) return Field::kFailed;
         ++events;
-        stats += CountEventStats(skipped);
+        if (count_stats) stats += CountEventStats(skipped);
+        if (release_walk_1 && static_cast<uint64_t>(p - released_to) >= kCheckpointBytes) {
+          input_->ReleaseRange(static_cast<uint64_t>(released_to - base_),
+                               static_cast<uint64_t>(p - base_));
+          released_to = p;
+        }
         return Field::kRead;
       }
       case Tag(9, kVarint):
@@ -202,8 +218,16 @@ bool WireParser::ParseLine(Span span, int depth, Line* line) {
   if (stats > std::numeric_limits<uint32_t>::max() - line->stats.size()) {
     return Fail(span.p, "more than 4294967295 stats in one line (the most tbprof holds)");
   }
-  line->events.reserve(events);
-  line->stats.reserve(line->stats.size() + stats);
+  size_t wide_floor = 0;
+  if (stream) {
+    line->events.swap(stream_events_);
+    line->stats.swap(stream_stats_);
+    line->events.reserve(std::min(events, kStreamEvents));
+    wide_floor = wide_->size();
+  } else {
+    line->events.reserve(events);
+    line->stats.reserve(line->stats.size() + stats);
+  }
   event_number_ = 0;
   const uint8_t* p = span.p;
   while (p < span.end) {
@@ -217,10 +241,23 @@ bool WireParser::ParseLine(Span span, int depth, Line* line) {
     ReadLen(p, span.end, &event);
     if (!ParseEvent(event.p, event.end, depth - 1, line)) return false;
     ++event_number_;
+    if (stream && line->events.size() == kStreamEvents) HandOverEvents(line, false, wide_floor);
     if (__builtin_expect(p >= next_checkpoint_, 0) && !Checkpoint(p)) return false;
   }
   event_number_ = -1;
+  if (stream) {
+    HandOverEvents(line, true, wide_floor);
+    line->events.swap(stream_events_);
+    line->stats.swap(stream_stats_);
+  }
   return true;
+}
+
+void WireParser::HandOverEvents(Line* line, bool line_end, size_t wide_floor) {
+  options_.line_events(*out_, *ps_->plane, *line, line_end);
+  line->events.clear();
+  line->stats.clear();
+  wide_->resize(wide_floor);
 }
 
 }  // namespace tbprof::xplane::wire_internal

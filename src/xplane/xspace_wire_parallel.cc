@@ -269,6 +269,13 @@ absl::StatusOr<bool> WireParser::ParseInParallel(int threads) {
     return Error();
   }
   input_->ReleaseBefore(size_);
+  if (options_.line_events) {  // Streaming: whole lines, in file order.
+    for (const LineTask& task : tasks_) {
+      options_.line_events(*out_, *task.plane->plane, *task.line, true);
+      std::vector<Event>().swap(task.line->events);
+      std::vector<Stat>().swap(task.line->stats);
+    }
+  }
   if (options_.progress) TBPROF_RETURN_IF_ERROR(options_.progress(size_, size_));
   return true;
 }

@@ -42,6 +42,9 @@ constexpr uint32_t kNoIndex = std::numeric_limits<uint32_t>::max();
 // thread where 8 MB kept 8 (the reader's memory floor 1.7x -> 1.5x of a
 // 27 MB file).
 constexpr uint64_t kCheckpointBytes = uint64_t{1} << 20;
+// Streaming (XSpaceParseOptions::line_events) hands a line's events over in
+// pieces of this many: their events and stats (~200 KB) stay in cache.
+constexpr size_t kStreamEvents = 4096;
 
 // Tags (field << 3 | wire type) of the fields we read.
 constexpr uint32_t Tag(uint32_t field, uint32_t wire_type) { return (field << 3) | wire_type; }
@@ -446,6 +449,10 @@ class WireParser {
   bool ParseEventMetadata(Span value, int depth, RawEventMetadata* md);
   bool ParseEvent(const uint8_t* p, const uint8_t* end, int depth, Line* line);
   bool ParseLine(Span span, int depth, Line* line);
+  // Streaming (XSpaceParseOptions::line_events): hands `line`'s events
+  // decoded so far to the caller and empties it (events, stats and the
+  // plane's wide values past `wide_floor`).
+  void HandOverEvents(Line* line, bool line_end, size_t wide_floor);
   bool ParsePlane(Span span, int depth);
   // The XSpace's own fields, planes included (see collect_tasks_).
   bool ParseSpace();
@@ -480,6 +487,9 @@ class WireParser {
   PlaneState own_state_;         // The plane being read, in Parse().
   PlaneState* ps_ = nullptr;     // The plane whose lines are being decoded.
   std::vector<uint8_t> utf8_checked_;  // By string id (of strings_).
+  // Streaming: the buffers every line decodes its events into, in turn.
+  std::vector<Event> stream_events_;
+  std::vector<Stat> stream_stats_;
 
   // ParseInParallel(): planes are set up and their lines only located.
   bool collect_tasks_ = false;

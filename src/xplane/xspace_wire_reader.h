@@ -100,6 +100,10 @@ class XSpaceInput {
   // without recording it. Safe to call from several threads at once for
   // ranges no other thread is reading.
   void ReleaseRange(uint64_t begin, uint64_t end) const;
+  // True when released pages read back as the input's bytes (a mapped file:
+  // the page cache refills them), so pages can be given back between two
+  // reads of them.
+  bool released_pages_read_back() const { return storage_ == Storage::kMapped; }
 
  private:
   enum class Storage { kBorrowed, kMapped, kAnonymous };
@@ -132,6 +136,25 @@ struct XSpaceParseOptions {
   // Event::kMaxEventMetadata, the most the model holds, act as it; tests
   // lower it.
   uint32_t max_event_metadata = Event::kMaxEventMetadata;
+  // Streaming: when set, the lines' events are handed to this function and
+  // not kept, so the model never holds them all (a caller that only
+  // summarizes, such as `tbprof inspect`, needs a fraction of the memory).
+  // It is called on the calling thread, in file order, for every line (lines
+  // without events included), one or more times: each call's `line` holds
+  // the next events of the line and only their stats (Line's invariant holds
+  // for them: the first one's stats_begin is 0), `line_end` is true on the
+  // line's last call. The line's other fields, the plane's metadata (those
+  // the events refer to included) and `space`'s strings are final, and the
+  // plane's wide_values hold the values of the stats handed over. Once
+  // ParseXSpaceInput returns, every line's events and stats are empty (and
+  // wide_values may hold fewer values than the full model), everything
+  // else is as without it. A parse that fails may have handed over part of
+  // the input first; its status is the same as without it. With several
+  // threads (`threads`), lines are decoded whole and handed over, each in
+  // one call, after the threads join, so memory is not saved there.
+  std::function<void(const XSpaceData& space, const Plane& plane, const Line& line,
+                     bool line_end)>
+      line_events;
 };
 
 // Parses the XSpace in `input` and releases its pages as they are consumed.

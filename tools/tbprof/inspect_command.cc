@@ -96,11 +96,22 @@ int RunInspect(const std::vector<std::string>& args) {
     load_options.progress = [&progress](uint64_t done, uint64_t total) {
       progress.Update(done, total);
     };
+    // An XSpace file is diagnosed as it is read, its events never all held
+    // (parts of a split run are merged first, so they are read whole).
+    views::XSpaceDiagnoser diagnoser;
+    if ((*files)[i].more_parts.empty()) {
+      load_options.xspace_line_events = [&diagnoser](const xplane::XSpaceData& space,
+                                                     const xplane::Plane& plane,
+                                                     const xplane::Line& line, bool line_end) {
+        diagnoser.AddLineEvents(space, plane, line, line_end);
+      };
+    }
     absl::StatusOr<LoadedInput> loaded = LoadViewSource((*files)[i], load_options);
     progress.Finish();
     if (!loaded.ok()) return ReportFailure(loaded.status());
 
-    XSpaceDiagnosis diagnosis = DiagnoseXSpace(loaded->space);
+    XSpaceDiagnosis diagnosis = loaded->lines_streamed ? diagnoser.Finish(loaded->space)
+                                                       : DiagnoseXSpace(loaded->space);
     std::string text;
     if (json) {
       text = FormatDiagnosisJson(diagnosis, path);

@@ -405,6 +405,14 @@ absl::StatusOr<LoadedInput> LoadInput(const std::string& path, const LoadOptions
     }
     return CheckMemoryLimit(max_memory, path);
   };
+  const bool keeps_file = options.steps != converters::StepsMode::kInfer &&
+                          options.steps != converters::StepsMode::kNone;
+  if (options.xspace_line_events && keeps_file) {
+    parse_options.line_events = options.xspace_line_events;
+    // On one thread: several would hold every event until they join.
+    parse_options.threads = 1;
+    loaded.lines_streamed = true;
+  }
   absl::StatusOr<xplane::XSpaceData> space = xplane::ParseXSpaceInput(input.get(), parse_options);
   if (!space.ok()) return WithTextCorruptionHint(space.status(), bytes);
   input.reset();

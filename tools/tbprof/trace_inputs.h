@@ -98,6 +98,13 @@ struct LoadOptions {
   // markers; existing xplane.pb files are left as they are unless kInfer or
   // kNone is asked for (converters/common/step_inference.h).
   converters::StepsMode steps = converters::StepsMode::kAuto;
+  // XSpace inputs only, and only when `steps` leaves the file as it is
+  // (kAuto, kMarkers): the lines' events are handed to this function as they
+  // are read and not kept (xplane::XSpaceParseOptions::line_events), and
+  // LoadedInput::lines_streamed is set. For a caller that only summarizes.
+  // The file is then decoded on one thread.
+  std::function<void(const xplane::XSpaceData&, const xplane::Plane&, const xplane::Line&, bool)>
+      xspace_line_events;
 };
 
 struct LoadedInput {
@@ -117,6 +124,9 @@ struct LoadedInput {
   int64_t rank = -1;
   // Where the steps come from (inferred, markers, none) and a line saying so.
   converters::StepsResult steps;
+  // The events went to LoadOptions::xspace_line_events: `space`'s lines
+  // have none.
+  bool lines_streamed = false;
 };
 
 // Reads and converts one input into an XSpace. Errors name `path`.

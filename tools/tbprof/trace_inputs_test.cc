@@ -170,6 +170,39 @@ TEST(LoadInputTest, ReadsXSpaceWithHostHint) {
   EXPECT_FALSE(loaded->space.planes.empty());
 }
 
+TEST(LoadInputTest, StreamsXSpaceEventsWhenAsked) {
+  std::string dir = MakeTempDir();
+  WriteFile(dir + "/x.xplane.pb", SerializedSpace("node-3"));
+  for (converters::StepsMode steps :
+       {converters::StepsMode::kAuto, converters::StepsMode::kMarkers,
+        converters::StepsMode::kInfer, converters::StepsMode::kNone}) {
+    const bool streams =
+        steps == converters::StepsMode::kAuto || steps == converters::StepsMode::kMarkers;
+    LoadOptions options;
+    options.steps = steps;
+    int events = 0, line_ends = 0;
+    options.xspace_line_events = [&](const xplane::XSpaceData&, const xplane::Plane&,
+                                     const xplane::Line& line, bool line_end) {
+      events += static_cast<int>(line.events.size());
+      line_ends += line_end;
+    };
+    auto loaded = LoadInput(dir + "/x.xplane.pb", options);
+    ASSERT_TRUE(loaded.ok()) << loaded.status();
+    EXPECT_EQ(loaded->lines_streamed, streams);
+    EXPECT_EQ(events, streams ? 1 : 0);
+    EXPECT_EQ(line_ends, streams ? 1 : 0);
+    size_t lines = 0, kept = 0;
+    for (const xplane::Plane& plane : loaded->space.planes) {
+      lines += plane.lines.size();
+      for (const xplane::Line& line : plane.lines) kept += line.events.size();
+    }
+    EXPECT_EQ(lines, 1u);
+    // Streamed events are not kept (--steps infer/none needs them: not streamed).
+    EXPECT_EQ(kept, streams ? 0u : 1u);
+    EXPECT_EQ(loaded->host_hint, "node-3");
+  }
+}
+
 TEST(LoadInputTest, RejectsNonXSpaceBytes) {
   std::string dir = MakeTempDir();
   WriteFile(dir + "/bad.xplane.pb", "this is not a protobuf");

@@ -24,9 +24,9 @@ namespace {
 
 using xplane::StatType;
 
-bool IsDerivedLine(const xplane::XLineVisitor& line) {
-  return line.name() == xplane::kStepLineName ||
-         (line.id() >= xplane::kThreadIdStepInfo && line.id() < xplane::kThreadIdStepInfo + 64);
+bool IsDerivedLine(absl::string_view name, int64_t id) {
+  return name == xplane::kStepLineName ||
+         (id >= xplane::kThreadIdStepInfo && id < xplane::kThreadIdStepInfo + 64);
 }
 
 bool IsComputeEventName(absl::string_view name) {
@@ -62,9 +62,32 @@ struct HostLaunch {
 // Sorts `launches` by correlation and keeps one entry per correlation, whose
 // root is that of its first launch (by `order`) with a root, else -1.
 std::vector<HostLaunch> ByCorrelation(std::vector<HostLaunch> launches) {
-  std::sort(launches.begin(), launches.end(), [](const HostLaunch& a, const HostLaunch& b) {
+  auto less = [](const HostLaunch& a, const HostLaunch& b) {
     return a.correlation != b.correlation ? a.correlation < b.correlation : a.order < b.order;
-  });
+  };
+  // Launches come in runs already in this order (a thread's launches are in
+  // time order, and correlation ids grow with time): merging the runs is
+  // several times faster than sorting. The keys are unique (order is), so
+  // the result is the same.
+  std::vector<size_t> runs = {0};
+  for (size_t i = 1; i < launches.size() && runs.size() <= 64; ++i) {
+    if (less(launches[i], launches[i - 1])) runs.push_back(i);
+  }
+  if (runs.size() > 64) {
+    std::sort(launches.begin(), launches.end(), less);
+  } else {
+    runs.push_back(launches.size());
+    while (runs.size() > 2) {
+      std::vector<size_t> merged = {0};
+      for (size_t k = 0; k + 1 < runs.size(); k += 2) {
+        const size_t end = k + 2 < runs.size() ? runs[k + 2] : runs[k + 1];
+        std::inplace_merge(launches.begin() + runs[k], launches.begin() + runs[k + 1],
+                           launches.begin() + end, less);
+        merged.push_back(end);
+      }
+      runs = std::move(merged);
+    }
+  }
   size_t out = 0;
   for (size_t i = 0; i < launches.size();) {
     HostLaunch first = launches[i];
@@ -79,63 +102,30 @@ std::vector<HostLaunch> ByCorrelation(std::vector<HostLaunch> launches) {
   return launches;
 }
 
-// The entry of `correlation` in `by_correlation` (from ByCorrelation), or null.
+// The entry of `correlation` in `by_correlation` (from ByCorrelation), or
+// null. `*hint` is where the previous search ended and is updated: device
+// events come mostly in correlation order, so the search usually starts
+// there and gallops forward, instead of a cache miss per halving.
 const HostLaunch* FindCorrelation(const std::vector<HostLaunch>& by_correlation,
-                                  int64_t correlation) {
-  auto it = std::lower_bound(
-      by_correlation.begin(), by_correlation.end(), correlation,
-      [](const HostLaunch& l, int64_t c) { return l.correlation < c; });
+                                  int64_t correlation, size_t* hint) {
+  auto before = [](const HostLaunch& l, int64_t c) { return l.correlation < c; };
+  const size_t n = by_correlation.size();
+  size_t lo = 0, hi = n;
+  if (*hint < n && by_correlation[*hint].correlation <= correlation) {
+    // Entries before *hint are smaller (correlations are unique). Gallop
+    // until an entry not below `correlation`, which bounds the search.
+    lo = *hint;
+    size_t step = 1;
+    while (lo + step < n && by_correlation[lo + step].correlation < correlation) {
+      lo += step;
+      step *= 2;
+    }
+    hi = std::min(n, lo + step + 1);
+  }
+  auto it = std::lower_bound(by_correlation.begin() + lo, by_correlation.begin() + hi,
+                             correlation, before);
+  *hint = static_cast<size_t>(it - by_correlation.begin());
   return it != by_correlation.end() && it->correlation == correlation ? &*it : nullptr;
-}
-
-PlaneSummary SummarizePlane(const xplane::XPlaneVisitor& plane) {
-  PlaneSummary summary;
-  summary.id = plane.id();
-  summary.name = std::string(plane.name());
-  summary.num_lines = static_cast<int64_t>(plane.num_lines());
-  summary.num_plane_stats = static_cast<int64_t>(plane.raw().stats.size());
-  summary.num_event_metadata = static_cast<int64_t>(plane.raw().event_metadata.size());
-  summary.num_stat_metadata = static_cast<int64_t>(plane.raw().stat_metadata.size());
-  // Stats by metadata index, each event's own and its metadata's (as
-  // XEventVisitor::ForEachStat visits them), counted from the flat arrays:
-  // a line's stats in one run, and a metadata's stats once per event of it.
-  std::vector<int64_t> counts(plane.raw().stat_metadata.size(), 0);
-  std::vector<int64_t> events_of_metadata(plane.raw().event_metadata.size(), 0);
-  plane.ForEachLine([&](const xplane::XLineVisitor& line) {
-    summary.lines.push_back(
-        {line.id(), std::string(line.display_name().empty() ? line.name() : line.display_name()),
-         static_cast<int64_t>(line.num_events())});
-    summary.num_events += static_cast<int64_t>(line.num_events());
-  });
-  for (const xplane::Line& line : plane.raw().lines) {
-    summary.num_event_stats += static_cast<int64_t>(line.stats.size());
-    for (const xplane::Stat& stat : line.stats) {
-      if (stat.metadata_index() < counts.size()) ++counts[stat.metadata_index()];
-    }
-    for (const xplane::Event& event : line.events) {
-      if (event.metadata_index() < events_of_metadata.size()) {
-        ++events_of_metadata[event.metadata_index()];
-      }
-    }
-  }
-  for (size_t m = 0; m < events_of_metadata.size(); ++m) {
-    if (events_of_metadata[m] == 0) continue;
-    for (const xplane::Stat& stat : plane.raw().event_metadata[m].stats) {
-      if (stat.metadata_index() < counts.size()) {
-        counts[stat.metadata_index()] += events_of_metadata[m];
-      }
-    }
-  }
-  absl::flat_hash_map<std::string, int64_t> by_name;
-  for (size_t i = 0; i < counts.size(); ++i) {
-    if (counts[i] > 0) by_name[std::string(plane.stat_name(static_cast<uint32_t>(i)))] += counts[i];
-  }
-  summary.stat_counts.assign(by_name.begin(), by_name.end());
-  std::sort(summary.stat_counts.begin(), summary.stat_counts.end(),
-            [](const auto& a, const auto& b) {
-              return a.second != b.second ? a.second > b.second : a.first < b.first;
-            });
-  return summary;
 }
 
 // The plugin lists these for every XSpace; kernel_stats needs a GPU plane and
@@ -255,155 +245,383 @@ void DiagnoseTools(XSpaceDiagnosis* d) {
   }
 }
 
-}  // namespace
+// ---- XSpaceDiagnoser ---------------------------------------------------------------------------
 
-std::string FormatCount(int64_t n) {
-  std::string digits = absl::StrCat(n < 0 ? -n : n);
-  std::string out;
-  for (size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) out.push_back(',');
-    out.push_back(digits[i]);
+// What the diagnosis reads of one event metadata: its kind by name, and the
+// first stats of the kinds it looks for among the metadata's own stats
+// (which an event's own stats of the same kind come before).
+struct MetadataFacts {
+  xplane::HostEventType host_type = xplane::HostEventType::kUnknown;
+  bool compute = false;  // IsComputeEventName.
+  bool has_root = false, root_set = false;  // First `_r`: present, nonzero.
+  bool has_correlation = false;
+  int64_t correlation = 0;  // First correlation_id (IntOrUintValue).
+  bool kernel_details = false;
+  bool op = false;  // tf_op, hlo_op or "level 0".
+};
+
+// Per plane: the counts its summary needs and the tables that type its
+// metadata, extended as the plane's metadata grow.
+struct PlaneState {
+  enum class Role { kOther, kHost, kGpu };
+  const xplane::Plane* plane = nullptr;
+  Role role = Role::kOther;
+  std::optional<uint32_t> level_0;  // Stat metadata "level 0" (GPU planes).
+  std::vector<xplane::StatType> stat_types;  // By stat metadata index.
+  std::vector<MetadataFacts> facts;          // By event metadata index.
+  std::vector<int64_t> stat_counts;          // Event stats by metadata index.
+  std::vector<int64_t> events_of_metadata;
+  std::vector<LineSummary> lines;
+  int64_t num_events = 0, num_event_stats = 0;
+  // The line being read.
+  int64_t line_events = 0;
+  std::vector<RootSpan> roots;  // Host: its step roots, in line-relative times.
+  size_t line_launches_begin = 0;  // Host: its first launch in launches.
+  std::vector<std::pair<int64_t, int64_t>> launch_spans;  // Host: its launches' [begin, end].
+};
+
+bool NumericNonZero(const xplane::Stat& stat, const xplane::WideValues& wide) {
+  switch (stat.kind()) {
+    case xplane::StatKind::kInt64:
+      return static_cast<double>(stat.int64_value(wide)) != 0;
+    case xplane::StatKind::kUint64:
+      return static_cast<double>(stat.uint64_value(wide)) != 0;
+    case xplane::StatKind::kDouble:
+      return stat.double_value(wide) != 0;
+    default:
+      return false;
   }
-  return n < 0 ? "-" + out : out;
 }
 
-XSpaceDiagnosis DiagnoseXSpace(const xplane::XSpaceData& space) {
+int64_t IntOrUint(const xplane::Stat& stat, const xplane::WideValues& wide) {
+  return stat.kind() == xplane::StatKind::kInt64 || stat.kind() == xplane::StatKind::kUint64
+             ? stat.int64_value(wide)
+             : 0;
+}
+
+}  // namespace
+
+struct XSpaceDiagnoser::State {
   XSpaceDiagnosis d;
-  d.hostnames = space.hostnames;
-  d.errors = space.errors;
-  d.warnings = space.warnings;
-  const int64_t base_ns = xplane::SpaceBaseNs(space);
-
-  for (const xplane::Plane& plane : space.planes) {
-    xplane::XPlaneVisitor visitor(&space, &plane, base_ns);
-    d.planes.push_back(SummarizePlane(visitor));
-    if (visitor.FindStatMetadata(xplane::StatTypeName(StatType::kGroupId))) d.has_group_id = true;
-  }
-
-  // Host side: step roots, launches (events with correlation_id) and the root
-  // enclosing each launch on the same line. Every launch is one 16-byte entry
-  // (a hash set and map of the correlations took ~2.5x that, at the moment
-  // the whole model is held); a line's launches are placed in its roots once
-  // the line's roots are known, found again by event index.
-  std::vector<HostLaunch> launches;
+  std::vector<PlaneState> planes;  // Those with lines, in order.
+  const xplane::Plane* host = nullptr;  // The first /host:CPU plane, once seen.
+  bool host_done = false;               // All its lines were added.
+  std::vector<HostLaunch> launches;     // Until host_done, then by_correlation.
+  std::vector<HostLaunch> by_correlation;
+  size_t search_hint = 0;  // FindCorrelation's.
   int32_t num_roots = 0;
-  if (const xplane::Plane* host = xplane::FindPlaneWithName(space, xplane::kHostThreadsPlaneName)) {
-    xplane::XPlaneVisitor plane(&space, host, base_ns);
-    size_t host_plane_events = 0;
-    for (const xplane::Line& line : host->lines) host_plane_events += line.events.size();
-    // An upper bound: pages never written cost no memory.
-    launches.reserve(host_plane_events);
-    std::vector<uint32_t> launch_events;  // Event indices of the line's launches.
-    plane.ForEachLine([&](const xplane::XLineVisitor& line) {
-      std::vector<RootSpan> roots;
-      launch_events.clear();
-      const size_t line_begin = launches.size();
-      uint32_t event_index = 0;
-      line.ForEachEvent([&](const xplane::XEventVisitor& event) {
-        ++d.host_events;
-        std::optional<xplane::XStatVisitor> root, corr;
-        event.ForEachStat([&](const xplane::XStatVisitor& stat) {
-          const StatType type = stat.type();
-          if (type == StatType::kIsRoot && !root) root = stat;
-          if (type == StatType::kCorrelationId && !corr) corr = stat;
-        });
-        if ((root && root->NumericValue() != 0) ||
-            event.host_event_type() == xplane::HostEventType::kTraceContext) {
-          roots.push_back({event.begin_ps(), event.end_ps(), num_roots++});
-        }
-        switch (event.host_event_type()) {
-          case xplane::HostEventType::kMemoryAllocation:
-            ++d.memory_allocations;
-            break;
-          case xplane::HostEventType::kMemoryDeallocation:
-            ++d.memory_deallocations;
-            break;
-          default:
-            break;
-        }
-        if (corr) {
-          launches.push_back({corr->IntOrUintValue(), -1, static_cast<uint32_t>(launches.size())});
-          launch_events.push_back(event_index);
-        }
-        ++event_index;
-      });
-      std::sort(roots.begin(), roots.end(),
-                [](const RootSpan& a, const RootSpan& b) { return a.begin_ps < b.begin_ps; });
-      if (roots.empty()) return;
-      for (size_t k = 0; k < launch_events.size(); ++k) {
-        const xplane::XEventVisitor event = line.event(launch_events[k]);
-        launches[line_begin + k].root = FindEnclosingRoot(roots, event.begin_ps(), event.end_ps());
+  std::vector<bool> root_has_compute;  // Once host_done.
+  // Device events with a correlation_id seen before host_done: the id and
+  // whether the event is compute.
+  std::vector<std::pair<int64_t, bool>> pending;
+
+  void StartPlane(const xplane::XSpaceData& space, const xplane::Plane& plane);
+  void SyncTables(const xplane::XSpaceData& space, PlaneState* ps);
+  void HostEvents(const xplane::Line& line, PlaneState* ps);
+  void DeviceEvents(const xplane::Line& line, PlaneState* ps);
+  void LinkDeviceEvent(int64_t correlation, bool compute);
+  void FinishHost();
+  void EndLine(const xplane::XSpaceData& space, const xplane::Line& line, PlaneState* ps);
+};
+
+void XSpaceDiagnoser::State::StartPlane(const xplane::XSpaceData& space,
+                                        const xplane::Plane& plane) {
+  // The host plane is the first one so named (FindPlaneWithName): look among
+  // the planes up to this one, which a reader may have just appended.
+  if (host == nullptr) {
+    for (const xplane::Plane& p : space.planes) {
+      if (space.strings.Get(p.name) == xplane::kHostThreadsPlaneName) {
+        host = &p;
+        break;
       }
-    });
+      if (&p == &plane) break;
+    }
   }
+  // Planes come in order: one before this is complete.
+  if (host != nullptr && host != &plane && !host_done) FinishHost();
+  PlaneState& ps = planes.emplace_back();
+  ps.plane = &plane;
+  const absl::string_view name = space.strings.Get(plane.name);
+  if (&plane == host) {
+    ps.role = PlaneState::Role::kHost;
+  } else if (xplane::ParseGpuPlaneOrdinal(name)) {
+    ps.role = PlaneState::Role::kGpu;
+    // As XPlaneVisitor::FindStatMetadata: the first so named. Metadata that
+    // events add later are implicit and unnamed.
+    for (uint32_t i = 0; i < plane.stat_metadata.size(); ++i) {
+      if (space.strings.Get(plane.stat_metadata[i].name) == "level 0") {
+        ps.level_0 = i;
+        break;
+      }
+    }
+  }
+}
+
+void XSpaceDiagnoser::State::SyncTables(const xplane::XSpaceData& space, PlaneState* ps) {
+  const xplane::Plane& plane = *ps->plane;
+  for (size_t i = ps->stat_types.size(); i < plane.stat_metadata.size(); ++i) {
+    ps->stat_types.push_back(xplane::FindStatType(space.strings.Get(plane.stat_metadata[i].name)));
+  }
+  for (size_t i = ps->facts.size(); i < plane.event_metadata.size(); ++i) {
+    const xplane::EventMetadata& md = plane.event_metadata[i];
+    MetadataFacts& f = ps->facts.emplace_back();
+    const absl::string_view name = space.strings.Get(md.name);
+    f.host_type = xplane::FindHostEventType(name);
+    f.compute = IsComputeEventName(name);
+    for (const xplane::Stat& stat : md.stats) {
+      const xplane::StatType type = ps->stat_types[stat.metadata_index()];
+      if (type == StatType::kIsRoot && !f.has_root) {
+        f.has_root = true;
+        f.root_set = NumericNonZero(stat, plane.wide_values);
+      }
+      if (type == StatType::kCorrelationId && !f.has_correlation) {
+        f.has_correlation = true;
+        f.correlation = IntOrUint(stat, plane.wide_values);
+      }
+      if (type == StatType::kKernelDetails) f.kernel_details = true;
+      if (type == StatType::kTfOp || type == StatType::kHloOp ||
+          (ps->level_0 && stat.metadata_index() == *ps->level_0)) {
+        f.op = true;
+      }
+    }
+  }
+}
+
+void XSpaceDiagnoser::State::HostEvents(const xplane::Line& line, PlaneState* ps) {
+  const xplane::WideValues& wide = ps->plane->wide_values;
+  const xplane::Stat* stats = line.stats.data();
+  for (size_t i = 0; i < line.events.size(); ++i) {
+    const xplane::Event& event = line.events[i];
+    const MetadataFacts& f = ps->facts[event.metadata_index()];
+    ++d.host_events;
+    bool has_root = false, root_set = false, has_corr = false;
+    int64_t correlation = 0;
+    for (uint32_t k = event.stats_begin, end = line.stats_end(i); k < end; ++k) {
+      const StatType type = ps->stat_types[stats[k].metadata_index()];
+      if (type == StatType::kIsRoot && !has_root) {
+        has_root = true;
+        root_set = NumericNonZero(stats[k], wide);
+      }
+      if (type == StatType::kCorrelationId && !has_corr) {
+        has_corr = true;
+        correlation = IntOrUint(stats[k], wide);
+      }
+    }
+    if (!has_root) root_set = f.has_root && f.root_set;
+    if (!has_corr && f.has_correlation) {
+      has_corr = true;
+      correlation = f.correlation;
+    }
+    const int64_t begin_ps = event.offset_ps;
+    const int64_t end_ps = begin_ps + event.duration_ps;
+    if (root_set || f.host_type == xplane::HostEventType::kTraceContext) {
+      ps->roots.push_back({begin_ps, end_ps, num_roots++});
+    }
+    if (f.host_type == xplane::HostEventType::kMemoryAllocation) ++d.memory_allocations;
+    if (f.host_type == xplane::HostEventType::kMemoryDeallocation) ++d.memory_deallocations;
+    if (has_corr) {
+      launches.push_back({correlation, -1, static_cast<uint32_t>(launches.size())});
+      ps->launch_spans.emplace_back(begin_ps, end_ps);
+    }
+  }
+}
+
+void XSpaceDiagnoser::State::DeviceEvents(const xplane::Line& line, PlaneState* ps) {
+  const xplane::WideValues& wide = ps->plane->wide_values;
+  const xplane::Stat* stats = line.stats.data();
+  for (size_t i = 0; i < line.events.size(); ++i) {
+    const xplane::Event& event = line.events[i];
+    const MetadataFacts& f = ps->facts[event.metadata_index()];
+    ++d.device_events;
+    bool kernel_details = f.kernel_details, op = f.op, has_corr = false;
+    int64_t correlation = 0;
+    for (uint32_t k = event.stats_begin, end = line.stats_end(i); k < end; ++k) {
+      const uint32_t index = stats[k].metadata_index();
+      switch (ps->stat_types[index]) {
+        case StatType::kKernelDetails:
+          kernel_details = true;
+          break;
+        case StatType::kTfOp:
+        case StatType::kHloOp:
+          op = true;
+          break;
+        case StatType::kCorrelationId:
+          if (!has_corr) {
+            has_corr = true;
+            correlation = IntOrUint(stats[k], wide);
+          }
+          break;
+        default:
+          break;
+      }
+      // TensorFlow's older GPU traces name the op in "level 0".
+      if (ps->level_0 && index == *ps->level_0) op = true;
+    }
+    if (!has_corr && f.has_correlation) {
+      has_corr = true;
+      correlation = f.correlation;
+    }
+    if (kernel_details) ++d.device_events_with_kernel_details;
+    if (op) ++d.device_events_with_op;
+    if (!has_corr) continue;
+    ++d.device_events_with_correlation;
+    if (host_done) {
+      LinkDeviceEvent(correlation, f.compute);
+    } else {
+      pending.emplace_back(correlation, f.compute);
+    }
+  }
+}
+
+void XSpaceDiagnoser::State::LinkDeviceEvent(int64_t correlation, bool compute) {
+  const HostLaunch* launch = FindCorrelation(by_correlation, correlation, &search_hint);
+  if (launch == nullptr) return;
+  ++d.device_events_linked;
+  if (launch->root >= 0 && compute) root_has_compute[launch->root] = true;
+}
+
+void XSpaceDiagnoser::State::FinishHost() {
+  host_done = true;
   d.host_events_with_correlation = static_cast<int64_t>(launches.size());
   d.step_roots = num_roots;
   // One entry per correlation: the root of its first launch that has one (as
   // a map filled with emplace in launch order), else -1.
-  const std::vector<HostLaunch> by_correlation = ByCorrelation(std::move(launches));
-  std::vector<bool> root_has_launch(num_roots, false), root_has_compute(num_roots, false);
+  by_correlation = ByCorrelation(std::move(launches));
+  launches = {};
+  std::vector<bool> root_has_launch(num_roots, false);
   for (const HostLaunch& l : by_correlation) {
     if (l.root >= 0) root_has_launch[l.root] = true;
   }
+  d.step_roots_with_launches = std::count(root_has_launch.begin(), root_has_launch.end(), true);
+  root_has_compute.assign(num_roots, false);
+  for (const auto& [correlation, compute] : pending) LinkDeviceEvent(correlation, compute);
+  pending = {};
+}
 
-  // Device side.
+void XSpaceDiagnoser::State::EndLine(const xplane::XSpaceData& space, const xplane::Line& line,
+                                     PlaneState* ps) {
+  const absl::string_view name = space.strings.Get(line.name);
+  const absl::string_view display_name =
+      space.strings.Get(line.display_name != 0 ? line.display_name : line.name);
+  ps->lines.push_back(
+      {line.id, std::string(display_name.empty() ? name : display_name), ps->line_events});
+  ps->num_events += ps->line_events;
+  if (ps->role == PlaneState::Role::kHost && !ps->roots.empty()) {
+    std::sort(ps->roots.begin(), ps->roots.end(),
+              [](const RootSpan& a, const RootSpan& b) { return a.begin_ps < b.begin_ps; });
+    for (size_t k = 0; k < ps->launch_spans.size(); ++k) {
+      launches[ps->line_launches_begin + k].root =
+          FindEnclosingRoot(ps->roots, ps->launch_spans[k].first, ps->launch_spans[k].second);
+    }
+  }
+  if (ps->role == PlaneState::Role::kGpu && !IsDerivedLine(name, line.id) &&
+      absl::EndsWith(name, " (overlapping)")) {
+    ++d.overlap_lines;
+    d.overlap_line_events += ps->line_events;
+  }
+  ps->line_events = 0;
+  ps->roots.clear();
+  ps->launch_spans.clear();
+  ps->line_launches_begin = launches.size();
+}
+
+XSpaceDiagnoser::XSpaceDiagnoser() : state_(std::make_unique<State>()) {}
+XSpaceDiagnoser::~XSpaceDiagnoser() = default;
+
+void XSpaceDiagnoser::AddLineEvents(const xplane::XSpaceData& space, const xplane::Plane& plane,
+                                    const xplane::Line& line, bool line_end) {
+  State& st = *state_;
+  if (st.planes.empty() || st.planes.back().plane != &plane) st.StartPlane(space, plane);
+  PlaneState* ps = &st.planes.back();
+  if (ps->line_events == 0) ps->line_launches_begin = st.launches.size();
+  st.SyncTables(space, ps);
+  ps->line_events += static_cast<int64_t>(line.events.size());
+  ps->num_event_stats += static_cast<int64_t>(line.stats.size());
+  // Stats by metadata index, each event's own and its metadata's (as
+  // XEventVisitor::ForEachStat visits them), from the flat arrays: a line's
+  // stats in one run, and a metadata's stats once per event of it (Finish).
+  ps->stat_counts.resize(plane.stat_metadata.size(), 0);
+  ps->events_of_metadata.resize(plane.event_metadata.size(), 0);
+  for (const xplane::Stat& stat : line.stats) ++ps->stat_counts[stat.metadata_index()];
+  for (const xplane::Event& event : line.events) ++ps->events_of_metadata[event.metadata_index()];
+  const absl::string_view name = space.strings.Get(line.name);
+  switch (ps->role) {
+    case PlaneState::Role::kHost:
+      st.HostEvents(line, ps);
+      break;
+    case PlaneState::Role::kGpu:
+      if (!IsDerivedLine(name, line.id)) {
+        st.DeviceEvents(line, ps);
+      } else if (name == xplane::kStepLineName) {
+        st.d.device_step_line_events += static_cast<int64_t>(line.events.size());
+      }
+      break;
+    case PlaneState::Role::kOther:
+      break;
+  }
+  if (line_end) st.EndLine(space, line, ps);
+}
+
+XSpaceDiagnosis XSpaceDiagnoser::Finish(const xplane::XSpaceData& space) {
+  State& st = *state_;
+  if (!st.host_done) st.FinishHost();
+  XSpaceDiagnosis& d = st.d;
+  d.hostnames = space.hostnames;
+  d.errors = space.errors;
+  d.warnings = space.warnings;
+  size_t next = 0;  // st.planes are in space order.
+  for (const xplane::Plane& plane : space.planes) {
+    PlaneState empty;
+    PlaneState* ps = &empty;
+    if (next < st.planes.size() && st.planes[next].plane == &plane) ps = &st.planes[next++];
+    PlaneSummary& summary = d.planes.emplace_back();
+    summary.id = plane.id;
+    summary.name = std::string(space.strings.Get(plane.name));
+    summary.num_lines = static_cast<int64_t>(plane.lines.size());
+    summary.num_plane_stats = static_cast<int64_t>(plane.stats.size());
+    summary.num_event_metadata = static_cast<int64_t>(plane.event_metadata.size());
+    summary.num_stat_metadata = static_cast<int64_t>(plane.stat_metadata.size());
+    summary.lines = std::move(ps->lines);
+    summary.num_events = ps->num_events;
+    summary.num_event_stats = ps->num_event_stats;
+    std::vector<int64_t>& counts = ps->stat_counts;
+    counts.resize(plane.stat_metadata.size(), 0);
+    ps->events_of_metadata.resize(plane.event_metadata.size(), 0);
+    for (size_t m = 0; m < ps->events_of_metadata.size(); ++m) {
+      if (ps->events_of_metadata[m] == 0) continue;
+      for (const xplane::Stat& stat : plane.event_metadata[m].stats) {
+        if (stat.metadata_index() < counts.size()) {
+          counts[stat.metadata_index()] += ps->events_of_metadata[m];
+        }
+      }
+    }
+    absl::flat_hash_map<std::string, int64_t> by_name;
+    for (size_t i = 0; i < counts.size(); ++i) {
+      if (counts[i] > 0) {
+        by_name[std::string(space.strings.Get(plane.stat_metadata[i].name))] += counts[i];
+      }
+    }
+    summary.stat_counts.assign(by_name.begin(), by_name.end());
+    std::sort(summary.stat_counts.begin(), summary.stat_counts.end(),
+              [](const auto& a, const auto& b) {
+                return a.second != b.second ? a.second > b.second : a.first < b.first;
+              });
+    for (const xplane::StatMetadata& md : plane.stat_metadata) {
+      if (space.strings.Get(md.name) == xplane::StatTypeName(StatType::kGroupId)) {
+        d.has_group_id = true;
+      }
+    }
+  }
+  d.steps_with_device_work = std::count(st.root_has_compute.begin(), st.root_has_compute.end(), true);
+
   std::vector<const xplane::Plane*> gpu_planes = xplane::FindGpuPlanes(space);
   d.gpu_planes = static_cast<int64_t>(gpu_planes.size());
   int64_t expected_ordinal = 0;
   bool ordinals_dense = true;
   for (const xplane::Plane* gpu : gpu_planes) {
-    xplane::XPlaneVisitor plane(&space, gpu, base_ns);
-    std::optional<int64_t> ordinal = xplane::ParseGpuPlaneOrdinal(plane.name());
+    std::optional<int64_t> ordinal = xplane::ParseGpuPlaneOrdinal(space.strings.Get(gpu->name));
     if (!ordinal || *ordinal != expected_ordinal++) ordinals_dense = false;
-    const std::optional<uint32_t> level_0 = plane.FindStatMetadata("level 0");
-    plane.ForEachLine([&](const xplane::XLineVisitor& line) {
-      if (IsDerivedLine(line)) {
-        if (line.name() == xplane::kStepLineName) {
-          d.device_step_line_events += static_cast<int64_t>(line.num_events());
-        }
-        return;
-      }
-      if (absl::EndsWith(line.name(), " (overlapping)")) {
-        ++d.overlap_lines;
-        d.overlap_line_events += static_cast<int64_t>(line.num_events());
-      }
-      line.ForEachEvent([&](const xplane::XEventVisitor& event) {
-        ++d.device_events;
-        bool kernel_details = false, op = false;
-        std::optional<xplane::XStatVisitor> corr;
-        event.ForEachStat([&](const xplane::XStatVisitor& stat) {
-          switch (stat.type()) {
-            case StatType::kKernelDetails:
-              kernel_details = true;
-              break;
-            case StatType::kTfOp:
-            case StatType::kHloOp:
-              op = true;
-              break;
-            case StatType::kCorrelationId:
-              if (!corr) corr = stat;
-              break;
-            default:
-              break;
-          }
-          // TensorFlow's older GPU traces name the op in "level 0".
-          if (level_0 && stat.metadata_index() == *level_0) op = true;
-        });
-        if (kernel_details) ++d.device_events_with_kernel_details;
-        if (op) ++d.device_events_with_op;
-        if (!corr) return;
-        ++d.device_events_with_correlation;
-        const HostLaunch* launch = FindCorrelation(by_correlation, corr->IntOrUintValue());
-        if (launch == nullptr) return;
-        ++d.device_events_linked;
-        if (launch->root >= 0 && IsComputeEventName(event.name())) {
-          root_has_compute[launch->root] = true;
-        }
-      });
-    });
   }
-  d.step_roots_with_launches = std::count(root_has_launch.begin(), root_has_launch.end(), true);
-  d.steps_with_device_work = std::count(root_has_compute.begin(), root_has_compute.end(), true);
 
   if (xplane::FindPlaneWithName(space, xplane::kHostThreadsPlaneName) == nullptr) {
     d.notes.push_back("no /host:CPU plane: host threads, steps and memory events are missing");
@@ -446,7 +664,25 @@ XSpaceDiagnosis DiagnoseXSpace(const xplane::XSpaceData& space) {
   }
   DiagnoseTools(&d);
   d.xprof_tool_names = PredictXprofToolNames(d);
-  return d;
+  return std::move(d);
+}
+
+XSpaceDiagnosis DiagnoseXSpace(const xplane::XSpaceData& space) {
+  XSpaceDiagnoser diagnoser;
+  for (const xplane::Plane& plane : space.planes) {
+    for (const xplane::Line& line : plane.lines) diagnoser.AddLineEvents(space, plane, line, true);
+  }
+  return diagnoser.Finish(space);
+}
+
+std::string FormatCount(int64_t n) {
+  std::string digits = absl::StrCat(n < 0 ? -n : n);
+  std::string out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out.push_back(',');
+    out.push_back(digits[i]);
+  }
+  return n < 0 ? "-" + out : out;
 }
 
 }  // namespace tbprof::views

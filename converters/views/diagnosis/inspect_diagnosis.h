@@ -15,6 +15,7 @@
 #define TBPROF_CONVERTERS_VIEWS_DIAGNOSIS_INSPECT_DIAGNOSIS_H_
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -108,6 +109,39 @@ inline constexpr absl::string_view kXprofOverviewNote =
     "viewer shows every event";
 
 XSpaceDiagnosis DiagnoseXSpace(const xplane::XSpaceData& space);
+
+// DiagnoseXSpace() from a space whose lines' events are handed over in
+// pieces as they are read, so the events never need to be held all at once
+// (xplane::XSpaceParseOptions::line_events; `tbprof inspect` uses it).
+// DiagnoseXSpace(space) is this with every line handed over whole.
+//
+// Contract: every line of every plane is handed to AddLineEvents() in space
+// order (planes in order, a plane's lines in order), each in one or more
+// pieces with `line_end` set on its last; `plane` and `line` belong to
+// `space`, whose planes and metadata may still grow while lines are added
+// (a reader appends planes, and implicit metadata the events name). Then
+// Finish() gives the diagnosis of the whole space, whose lines' events may
+// be gone by then (everything else must be as read). The result equals
+// DiagnoseXSpace() of the full space, except that event times are compared
+// within their line only (no overflow is possible for real traces).
+class XSpaceDiagnoser {
+ public:
+  XSpaceDiagnoser();
+  ~XSpaceDiagnoser();
+  XSpaceDiagnoser(const XSpaceDiagnoser&) = delete;
+  XSpaceDiagnoser& operator=(const XSpaceDiagnoser&) = delete;
+
+  // The next piece of `line` (its events and their stats only: Line's
+  // invariant holds for them).
+  void AddLineEvents(const xplane::XSpaceData& space, const xplane::Plane& plane,
+                     const xplane::Line& line, bool line_end);
+  // Call once, after the last line.
+  XSpaceDiagnosis Finish(const xplane::XSpaceData& space);
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
 
 // The explanation shown when a profile has no step root.
 extern const char kNoStepMarkerExplanation[];

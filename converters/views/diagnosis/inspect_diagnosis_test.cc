@@ -1,6 +1,9 @@
 #include "converters/views/diagnosis/inspect_diagnosis.h"
 
+#include <algorithm>
 #include <string>
+
+#include "absl/strings/str_cat.h"
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -275,6 +278,132 @@ TEST(InspectDiagnosisTest, TextAndJsonMentionEveryTool) {
   EXPECT_THAT(text, HasSubstr("/device:GPU:0"));
   EXPECT_THAT(json, HasSubstr("\"source\":\"trace.json\""));
   EXPECT_EQ(json.front(), '{');
+}
+
+// Hands `space`'s lines to `diagnoser` in pieces of `piece` events, as the
+// streaming wire reader does.
+XSpaceDiagnosis DiagnoseInPieces(const xplane::XSpaceData& space, size_t piece) {
+  XSpaceDiagnoser diagnoser;
+  for (const xplane::Plane& plane : space.planes) {
+    for (const xplane::Line& line : plane.lines) {
+      size_t begin = 0;
+      do {
+        const size_t end = std::min(begin + piece, line.events.size());
+        xplane::Line part;
+        part.id = line.id;
+        part.name = line.name;
+        part.display_name = line.display_name;
+        part.timestamp_ns = line.timestamp_ns;
+        const uint32_t first = begin < end ? line.events[begin].stats_begin : 0;
+        for (size_t i = begin; i < end; ++i) {
+          part.events.push_back(line.events[i]);
+          part.events.back().stats_begin -= first;
+        }
+        if (begin < end) {
+          part.stats.assign(line.stats.begin() + first, line.stats.begin() + line.stats_end(end - 1));
+        }
+        diagnoser.AddLineEvents(space, plane, part, end == line.events.size());
+        begin = end;
+      } while (begin < line.events.size());
+    }
+  }
+  return diagnoser.Finish(space);
+}
+
+TEST(InspectDiagnosisTest, StreamedInPiecesLikeWhole) {
+  for (bool gpu_first : {false, true}) {
+    xplane::XSpaceData space;
+    xplane::XSpaceBuilder builder(&space);
+    // With gpu_first, device events come before the launches they match.
+    xplane::XPlaneBuilder* gpu =
+        gpu_first ? builder.GetOrCreatePlane(xplane::GpuPlaneName(0)) : nullptr;
+    builder.GetOrCreatePlane("/host:other");
+    xplane::XPlaneBuilder* host = builder.GetOrCreatePlane(xplane::kHostThreadsPlaneName);
+    if (!gpu_first) gpu = builder.GetOrCreatePlane(xplane::GpuPlaneName(0));
+    const uint32_t corr = host->GetOrCreateStatMetadata(StatType::kCorrelationId);
+    const uint32_t is_root = host->GetOrCreateStatMetadata(StatType::kIsRoot);
+    const uint32_t launch_md = host->GetOrCreateEventMetadata("cudaLaunchKernel");
+    const uint32_t alloc_md = host->GetOrCreateEventMetadata(xplane::kMemoryAllocationEventName);
+    const uint32_t gpu_corr = gpu->GetOrCreateStatMetadata(StatType::kCorrelationId);
+    const uint32_t details = gpu->GetOrCreateStatMetadata(StatType::kKernelDetails);
+    xplane::XLineBuilder* stream = gpu->GetOrCreateLine(7);
+    gpu->GetOrCreateLine(8)->SetName("Stream #8 (overlapping)");
+    for (int64_t line_id : {1, 2, 3}) {
+      xplane::XLineBuilder* line = host->GetOrCreateLine(line_id);
+      for (int64_t step = 0; step < 4; ++step) {
+        const int64_t at = step * 100'000'000;
+        if (line_id != 3) {
+          line->AddEvent(host->GetOrCreateEventMetadata(absl::StrCat("ProfilerStep#", step)), at,
+                         90'000'000)
+              .AddInt64(is_root, 1);
+        }
+        for (int64_t k = 0; k < 5; ++k) {
+          const int64_t c = line_id * 1000 + step * 10 + k;
+          line->AddEvent(launch_md, at + k * 1'000'000, 1'000).AddInt64(corr, c);
+          if (k == 2) line->AddEvent(alloc_md, at + k * 1'000'000 + 10, 0);
+          xplane::XEventBuilder kernel = stream->AddEvent(
+              gpu->GetOrCreateEventMetadata(k == 4 ? "MemcpyHToD" : "volta_sgemm"), at + k, 1);
+          kernel.AddInt64(gpu_corr, k == 3 ? c + 500 : c);
+          if (k < 4) kernel.AddRef(details, kKernelDetails);
+        }
+      }
+    }
+    builder.Finalize({});
+    const XSpaceDiagnosis whole = DiagnoseXSpace(space);
+    EXPECT_EQ(whole.step_roots, 8);
+    EXPECT_EQ(whole.device_events_linked, 48);
+    EXPECT_EQ(whole.overlap_lines, 1);
+    for (size_t piece : {1, 2, 7, 1000}) {
+      SCOPED_TRACE(absl::StrCat("gpu_first ", gpu_first, ", pieces of ", piece));
+      const XSpaceDiagnosis streamed = DiagnoseInPieces(space, piece);
+      EXPECT_EQ(FormatDiagnosisJson(streamed, "x"), FormatDiagnosisJson(whole, "x"));
+      EXPECT_EQ(FormatDiagnosisText(streamed, "x"), FormatDiagnosisText(whole, "x"));
+    }
+  }
+}
+
+// Launches of the same correlations in two steps, in orders that make few
+// runs (merged) and many (sorted): each correlation belongs to the first
+// step that launched it, so only that step has GPU work.
+TEST(InspectDiagnosisTest, FirstLaunchWinsWhateverTheOrderOfCorrelations) {
+  for (int runs : {1, 4, 10, 500}) {  // Each divides kLaunches.
+    xplane::XSpaceData space;
+    xplane::XSpaceBuilder builder(&space);
+    xplane::XPlaneBuilder* host = builder.GetOrCreatePlane(xplane::kHostThreadsPlaneName);
+    const uint32_t corr = host->GetOrCreateStatMetadata(StatType::kCorrelationId);
+    const uint32_t is_root = host->GetOrCreateStatMetadata(StatType::kIsRoot);
+    const uint32_t launch_md = host->GetOrCreateEventMetadata("cudaLaunchKernel");
+    xplane::XLineBuilder* line = host->GetOrCreateLine(1);
+    xplane::XPlaneBuilder* gpu = builder.GetOrCreatePlane(xplane::GpuPlaneName(0));
+    const uint32_t gpu_corr = gpu->GetOrCreateStatMetadata(StatType::kCorrelationId);
+    xplane::XLineBuilder* stream = gpu->GetOrCreateLine(7);
+    constexpr int kLaunches = 500;
+    for (int step = 0; step < 2; ++step) {
+      const int64_t at = step * 1'000'000'000;
+      line->AddEvent(host->GetOrCreateEventMetadata(absl::StrCat("ProfilerStep#", step)), at,
+                     900'000'000)
+          .AddInt64(is_root, 1);
+      for (int k = 0; k < kLaunches; ++k) {
+        // `runs` rising runs, in a different order in each step.
+        const int per_run = kLaunches / runs;
+        const int run = step == 0 ? k / per_run : runs - 1 - k / per_run;
+        const int64_t c = 1000 + run * per_run + k % per_run;
+        line->AddEvent(launch_md, at + 1000 + k * 1000, 10).AddInt64(corr, c);
+        if (step == 0) {
+          stream->AddEvent(gpu->GetOrCreateEventMetadata("volta_sgemm"), k * 10, 5)
+              .AddInt64(gpu_corr, c);
+        }
+      }
+    }
+    builder.Finalize({});
+    SCOPED_TRACE(absl::StrCat(runs, " runs"));
+    const XSpaceDiagnosis d = DiagnoseXSpace(space);
+    EXPECT_EQ(d.host_events_with_correlation, 2 * kLaunches);
+    EXPECT_EQ(d.device_events_linked, kLaunches);
+    EXPECT_EQ(d.step_roots, 2);
+    EXPECT_EQ(d.step_roots_with_launches, 1);
+    EXPECT_EQ(d.steps_with_device_work, 1);
+  }
 }
 
 TEST(FormatCountTest, ThousandsSeparators) {

@@ -69,8 +69,8 @@ struct ChromeJsonOptions {
   int threads = 0;
   uint64_t parallel_min_bytes = uint64_t{4} << 20;
   // Bytes per read of the input. With two or more threads each read becomes
-  // a segment of parsed events (~800 bytes per event in flight, at most 6
-  // segments at once): 64 KB keeps them near 2 MB for a trace of small
+  // a segment of parsed events (~800 bytes per event in flight, at most 8
+  // segments at once): 64 KB keeps them at a few MB for a trace of small
   // events. Tests and fuzzing use small values so that buffer and segment
   // boundaries fall everywhere; the result does not depend on it.
   size_t read_chunk_bytes = size_t{64} << 10;

@@ -24,8 +24,10 @@ namespace {
 // 2 MB: larger segments or more of them raised the peak RSS of a convert
 // by up to 10 MB for no measurable speed.
 constexpr size_t kSegmentChunks = 1;
-// Segments out at once (being filled, queued, parsed or delivered).
-constexpr size_t kMaxSegmentsOut = 6;
+// Segments out at once (being filled, queued, parsed or delivered), and
+// how many when a reader that found them all out goes on.
+constexpr size_t kMaxSegmentsOut = 8;
+constexpr size_t kReaderWakeAt = kMaxSegmentsOut - 4;
 // A segment with no element start in this many chunks (a huge element, or
 // not an array of objects) is passed on uncut, and the rest of the input is
 // left to the single-threaded reader.
@@ -73,7 +75,13 @@ class SegmentPipeline {
   // once cancelled.
   Segment* Acquire() {
     std::unique_lock<std::mutex> lock(mu_);
-    reader_wakes_.wait(lock, [&] { return cancelled_ || out_ < kMaxSegmentsOut; });
+    if (out_ >= kMaxSegmentsOut) {
+      // Full: wait until a few are back, then read those in one go (waking
+      // the reader for every segment cost two futex calls each).
+      reader_waiting_ = true;
+      reader_wakes_.wait(lock, [&] { return cancelled_ || out_ <= kReaderWakeAt; });
+      reader_waiting_ = false;
+    }
     if (cancelled_) return nullptr;
     ++out_;
     if (free_.empty()) {
@@ -141,7 +149,7 @@ class SegmentPipeline {
     s->parse = true;
     std::lock_guard<std::mutex> lock(mu_);
     free_.push_back(s);
-    if (out_-- == kMaxSegmentsOut) reader_wakes_.notify_one();
+    if (--out_ == kReaderWakeAt && reader_waiting_) reader_wakes_.notify_one();
   }
   // Consumer: from now on segments are not parsed, only their bytes used.
   void SetHandover() {
@@ -170,6 +178,7 @@ class SegmentPipeline {
   std::deque<Segment*> ordered_;  // Dispatched, not yet taken by the consumer.
   std::deque<Segment*> work_;     // Waiting for a worker.
   size_t out_ = 0;
+  bool reader_waiting_ = false;
   bool cancelled_ = false;
   bool work_closed_ = false;
   std::atomic<bool> handover_{false};

@@ -20,9 +20,9 @@ namespace tbprof::converters::json {
 namespace {
 
 // Chunks per segment: the cut and the hand-over cost nothing at this size,
-// and the segments out (bytes plus ~800 bytes per parsed event) stay near
-// 2 MB: larger segments or more of them raised the peak RSS of a convert
-// by up to 10 MB for no measurable speed.
+// and the segments out (bytes plus ~800 bytes per parsed event) stay at a
+// few MB: 2-chunk segments raised the peak RSS of a convert by up to 10 MB
+// for no measurable speed.
 constexpr size_t kSegmentChunks = 1;
 // Segments out at once (being filled, queued, parsed or delivered), and
 // how many when a reader that found them all out goes on.

@@ -54,23 +54,35 @@ bool WireParser::DecodeTasks(size_t begin, size_t end) {
   return true;
 }
 
-std::vector<size_t> WireParser::SplitTasks(int threads) const {
-  // Cut where the bytes before come closest to g/threads of all line bytes.
+std::vector<size_t> SplitIntoRuns(const std::vector<uint64_t>& sizes, int parts) {
+  uint64_t total = 0;
+  for (uint64_t size : sizes) total += size;
   std::vector<size_t> bounds = {0};
-  uint64_t before = 0;  // Line bytes of tasks_[0, i).
+  uint64_t before = 0;  // Bytes of sizes[0, i).
   size_t i = 0;
-  for (int g = 1; g < threads; ++g) {
-    const uint64_t target = line_bytes_ / static_cast<uint64_t>(threads) * static_cast<uint64_t>(g);
-    while (i < tasks_.size()) {
-      const uint64_t next = before + static_cast<uint64_t>(tasks_[i].span.end - tasks_[i].span.p);
+  for (int g = 1; g < parts; ++g) {
+    const uint64_t target = total / static_cast<uint64_t>(parts) * static_cast<uint64_t>(g);
+    // Once `before` has passed the target (the item that crossed it was
+    // closer to it taken than left), this run is complete: without this test
+    // `target - before` wrapped around and one run took every item.
+    while (i < sizes.size() && before < target) {
+      const uint64_t next = before + sizes[i];
       if (next > target && next - target > target - before) break;
       before = next;
       ++i;
     }
-    if (i > bounds.back() && i < tasks_.size()) bounds.push_back(i);
+    if (i > bounds.back() && i < sizes.size()) bounds.push_back(i);
   }
-  bounds.push_back(tasks_.size());
+  bounds.push_back(sizes.size());
   return bounds;
+}
+
+std::vector<size_t> WireParser::SplitTasks(int threads) const {
+  std::vector<uint64_t> sizes(tasks_.size());
+  for (size_t i = 0; i < tasks_.size(); ++i) {
+    sizes[i] = static_cast<uint64_t>(tasks_[i].span.end - tasks_[i].span.p);
+  }
+  return SplitIntoRuns(sizes, threads);
 }
 
 namespace {

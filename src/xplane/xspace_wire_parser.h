@@ -5,7 +5,8 @@
 // xspace_wire_lines.cc (lines, events, stats) and xspace_wire_parallel.cc
 // (decoding the lines on several threads). The field-level primitives
 // (varints, tags, lengths, skipping) and the one field loop every message
-// uses (ForEachField) are inline here. Include only from those files.
+// uses (ForEachField) are inline here. Include only from those files (and
+// their tests).
 #ifndef TBPROF_SRC_XPLANE_XSPACE_WIRE_PARSER_H_
 #define TBPROF_SRC_XPLANE_XSPACE_WIRE_PARSER_H_
 
@@ -175,6 +176,12 @@ struct ParallelShared {
 // Number of stats (field 4) an XEvent holds, by a walk that only skips
 // fields; a malformed event stops the count (the parse reports it later).
 size_t CountEventStats(Span event);
+
+// Cuts items of the given sizes (in order) into at most `parts` runs of
+// consecutive items with about equal byte totals: run g is items
+// [bounds[g], bounds[g + 1]); each cut is placed where the bytes before it
+// come closest to g/parts of the total. Never an empty run.
+std::vector<size_t> SplitIntoRuns(const std::vector<uint64_t>& sizes, int parts);
 
 class WireParser {
  public:

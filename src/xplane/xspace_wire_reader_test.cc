@@ -16,6 +16,7 @@
 #include "src/base/output_file.h"
 #include "src/xplane/xspace_builder.h"
 #include "src/xplane/xspace_io.h"
+#include "src/xplane/xspace_wire_parser.h"
 
 namespace tbprof::xplane {
 namespace {
@@ -773,6 +774,23 @@ TEST(WireReaderTest, DamagedInputsLikeProtobuf) {
   // Both outcomes are exercised.
   EXPECT_GT(accepted, total / 20);
   EXPECT_LT(accepted, total);
+}
+
+
+// The runs of lines decoded on each thread: about equal bytes, none empty.
+TEST(SplitIntoRunsTest, CutsWhereTheBytesComeClosest) {
+  using V = std::vector<size_t>;
+  using wire_internal::SplitIntoRuns;
+  EXPECT_EQ(SplitIntoRuns({10, 10, 10, 10}, 2), (V{0, 2, 4}));
+  EXPECT_EQ(SplitIntoRuns({10, 10, 10, 10, 10, 10}, 3), (V{0, 2, 4, 6}));
+  EXPECT_EQ(SplitIntoRuns({10, 10, 10}, 1), (V{0, 3}));
+  EXPECT_EQ(SplitIntoRuns({5, 5}, 4), (V{0, 1, 2}));
+  EXPECT_EQ(SplitIntoRuns({}, 2), (V{0, 0}));
+  // A large line that crosses the target closer taken than left ends the
+  // run; the rest is the next run (this once made one run of everything).
+  EXPECT_EQ(SplitIntoRuns({1, 100, 1, 1, 1, 1}, 2), (V{0, 2, 6}));
+  EXPECT_EQ(SplitIntoRuns({30, 40, 30, 30, 30, 30}, 2), (V{0, 3, 6}));
+  EXPECT_EQ(SplitIntoRuns({100, 1, 1, 1}, 2), (V{0, 1, 4}));
 }
 
 }  // namespace

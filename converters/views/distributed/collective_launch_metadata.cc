@@ -122,6 +122,11 @@ void CollectiveLaunchMetadata::IndexLaunches(const absl::flat_hash_set<int64_t>&
       role[i] = 2;
     }
   }
+  // The open events that have a role, innermost last. Events are visited in
+  // nesting order, so the open events form a chain of containment, and so
+  // do those of them that have a role: an event pops exactly the role
+  // events that the full chain would pop before it, and the others (most
+  // events) need not be held at all.
   struct Open {
     int64_t begin_ps, end_ps;
     XEventVisitor event;
@@ -159,7 +164,7 @@ void CollectiveLaunchMetadata::IndexLaunches(const absl::flat_hash_set<int64_t>&
           contexts_.emplace(cid, std::move(context));
         }
       }
-      stack.push_back({begin, end, e});
+      if (role[e.metadata_index()] != 0) stack.push_back({begin, end, e});
     }
   });
 }

@@ -50,20 +50,20 @@ std::vector<TimeInterval> StepWindows(const tensorflow::profiler::StepDatabaseRe
 absl::Status ComputeStepViews(const xplane::XSpaceData& space, const ViewOptions& options,
                               PhaseTimings* timings, AllViews* views) {
   ScopedPhase phase(timings, "views: steps+overview+input");
-  TBPROF_ASSIGN_OR_RETURN(StepAnalysis analysis, ConvertXSpaceToStepAnalysis(space, options.steps));
+  TBPROF_ASSIGN_OR_RETURN(
+      StepAnalyses analyses,
+      ConvertXSpaceToStepAnalyses(space, options.steps, options.compare_breakdowns));
+  const StepAnalysis& analysis = analyses.analysis;
   views->overview = ConvertStepAnalysisToOverviewPage(analysis);
   views->input_pipeline = ConvertOpStatsToInputPipelineAnalysis(analysis.op_stats);
   views->rank_comms = ConvertXSpaceToRankComms(space, analysis.op_stats.step_db());
   views->gpu_summary = ComputeGpuSummary(space, StepWindows(analysis.op_stats.step_db()));
   views->breakdown = SummarizeBreakdown(options.steps.breakdown, views->input_pipeline);
-  if (options.compare_breakdowns) {
-    StepOptions other = options.steps;
-    other.breakdown = options.steps.breakdown == Breakdown::kWithHost ? Breakdown::kDeviceOnly
-                                                                      : Breakdown::kWithHost;
-    TBPROF_ASSIGN_OR_RETURN(StepAnalysis other_analysis,
-                            ConvertXSpaceToStepAnalysis(space, other));
-    views->other_breakdown = SummarizeBreakdown(
-        other.breakdown, ConvertOpStatsToInputPipelineAnalysis(other_analysis.op_stats));
+  if (analyses.has_other) {
+    // The other breakdown's steps come from the same passes over the events.
+    views->other_breakdown =
+        SummarizeBreakdown(analyses.other.breakdown,
+                           ConvertOpStatsToInputPipelineAnalysis(analyses.other.op_stats));
     views->has_other_breakdown = true;
   }
   return absl::OkStatus();

@@ -122,6 +122,11 @@ void CollectiveLaunchMetadata::IndexLaunches(const absl::flat_hash_set<int64_t>&
       role[i] = 2;
     }
   }
+  // The open events that have a role, innermost last. Events are visited in
+  // nesting order, so the open events form a chain of containment, and so
+  // do those of them that have a role: an event pops exactly the role
+  // events that the full chain would pop before it, and the others (most
+  // events) need not be held at all.
   struct Open {
     int64_t begin_ps, end_ps;
     XEventVisitor event;
@@ -129,19 +134,25 @@ void CollectiveLaunchMetadata::IndexLaunches(const absl::flat_hash_set<int64_t>&
   std::vector<Open> stack;
   std::vector<size_t> order;
   host.ForEachLine([&](const xplane::XLineVisitor& line) {
-    order.resize(line.num_events());
-    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-    // Events are (begin asc, duration desc) in files we write; others may not be.
+    const size_t n = line.num_events();
+    // Events are (begin asc, duration desc) in files we write; others may not
+    // be, and only those need an order of their own (`order` stays empty).
     auto before = [&](size_t a, size_t b) {
       const XEventVisitor x = line.event(a), y = line.event(b);
       return x.begin_ps() != y.begin_ps() ? x.begin_ps() < y.begin_ps()
                                           : x.duration_ps() > y.duration_ps();
     };
-    if (!std::is_sorted(order.begin(), order.end(), before)) {
+    bool sorted = true;
+    for (size_t i = 1; i < n && sorted; ++i) sorted = !before(i, i - 1);
+    order.clear();
+    if (!sorted) {
+      order.resize(n);
+      for (size_t i = 0; i < n; ++i) order[i] = i;
       std::stable_sort(order.begin(), order.end(), before);
     }
     stack.clear();
-    for (size_t index : order) {
+    for (size_t k = 0; k < n; ++k) {
+      const size_t index = sorted ? k : order[k];
       const XEventVisitor e = line.event(index);
       const int64_t begin = e.begin_ps(), end = e.end_ps();
       while (!stack.empty() && !(stack.back().begin_ps <= begin && end <= stack.back().end_ps)) {
@@ -159,7 +170,7 @@ void CollectiveLaunchMetadata::IndexLaunches(const absl::flat_hash_set<int64_t>&
           contexts_.emplace(cid, std::move(context));
         }
       }
-      stack.push_back({begin, end, e});
+      if (role[e.metadata_index()] != 0) stack.push_back({begin, end, e});
     }
   });
 }

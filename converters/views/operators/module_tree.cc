@@ -89,14 +89,28 @@ class ModuleTreeBuilder {
       stack.push_back(static_cast<int32_t>(i));
       open.push_back(e);
     }
+    // The innermost module node of the Python context, by its innermost
+    // event (kUnknown: not yet; -1: none): the events around an innermost
+    // event are those open when it began (see ForEachOpWithPythonContext),
+    // so each context is searched once, not once per op call inside it.
+    constexpr int32_t kUnknown = -2;
+    std::vector<int32_t> module_of_python(thread.python.size(), kUnknown);
     ForEachOpWithPythonContext(tree_, thread, [&](int32_t op, const std::vector<int32_t>& py) {
-      for (auto it = py.rbegin(); it != py.rend(); ++it) {
-        if (node_of[*it] < 0) continue;
-        Node& n = nodes_[node_of[*it]];
-        n.device_self_ps += tree_.DeviceOf(tree_.ops[op]).self_ps;
-        ++n.ops;
-        return;
+      if (py.empty()) return;
+      int32_t& node = module_of_python[py.back()];
+      if (node == kUnknown) {
+        node = -1;
+        for (auto it = py.rbegin(); it != py.rend(); ++it) {
+          if (node_of[*it] >= 0) {
+            node = node_of[*it];
+            break;
+          }
+        }
       }
+      if (node < 0) return;
+      Node& n = nodes_[node];
+      n.device_self_ps += tree_.DeviceOf(tree_.ops[op]).self_ps;
+      ++n.ops;
     });
   }
 

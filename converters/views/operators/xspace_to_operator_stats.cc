@@ -130,17 +130,28 @@ void ForEachOpCallStack(const OpTree& tree, int depth, std::deque<std::string>* 
       }
       continue;
     }
+    // The Python context's stack by its innermost event (kUncut: not yet):
+    // while an event is innermost, the events around it are those that were
+    // open when it began (ForEachOpWithPythonContext only pushes and pops),
+    // so the innermost one decides the stack, and each is cut and joined
+    // once, not once per op call inside it.
+    std::vector<int32_t> stack_of_python(thread.python.size(), kUncut);
+    std::vector<absl::string_view> frames;
     ForEachOpWithPythonContext(tree, thread, [&](int32_t op, const std::vector<int32_t>& py) {
       int32_t stack = recorded(tree.ops[op]);
-      if (stack < 0) {
-        std::vector<absl::string_view> frames;
-        for (auto it = py.rbegin(); it != py.rend() && frames.size() < static_cast<size_t>(depth);
-             ++it) {
-          absl::string_view frame = tree.Python(thread, *it).name;
-          // An empty name may have no data at all: never hand it to StrJoin.
-          if (!frame.empty() && !IsStackNoise(frame)) frames.push_back(frame);
+      if (stack < 0 && !py.empty()) {
+        stack = stack_of_python[py.back()];
+        if (stack == kUncut) {
+          frames.clear();
+          for (auto it = py.rbegin();
+               it != py.rend() && frames.size() < static_cast<size_t>(depth); ++it) {
+            absl::string_view frame = tree.Python(thread, *it).name;
+            // An empty name may have no data at all: never hand it to StrJoin.
+            if (!frame.empty() && !IsStackNoise(frame)) frames.push_back(frame);
+          }
+          stack = interner.Intern(absl::StrJoin(frames, ";"));
+          stack_of_python[py.back()] = stack;
         }
-        stack = interner.Intern(absl::StrJoin(frames, ";"));
       }
       if (stack >= 0) fn(line, op, stack);
     });

@@ -130,6 +130,14 @@ TEST(OperatorStatsTest, RowsByInputShapeAndCallStacks) {
   EXPECT_EQ(addmm->call_stacks(0).calls(), 1);
   EXPECT_EQ(addmm->call_stacks(0).device_total_ps(), 110 * kUs);
   EXPECT_EQ(Row(s, "aten::mm")->call_stacks_size(), 0);  // Outside every frame.
+  // aten::linear and aten::t run inside the same innermost Python event as
+  // aten::addmm (its stack is cut once and shared); relu inside another.
+  for (absl::string_view name : {"aten::linear", "aten::t", "aten::relu"}) {
+    const tbprof::OpRow* row = Row(s, name);
+    ASSERT_EQ(row->call_stacks_size(), 1) << name;
+    EXPECT_EQ(row->call_stacks(0).stack(), "model.py(10): forward") << name;
+    EXPECT_EQ(row->call_stacks(0).calls(), 1) << name;
+  }
 }
 
 TEST(OperatorStatsTest, PartialTracesSayWhatIsMissing) {

@@ -1,7 +1,9 @@
 #include "converters/views/steps/launch_precision.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <optional>
+#include <vector>
 
 #include "absl/container/flat_hash_map.h"
 
@@ -27,9 +29,24 @@ LaunchPrecisionHints LaunchPrecisionHints::Build(const xplane::XPlaneVisitor& ho
   // distinct type lists over millions of ops, all interned in the space's
   // string pool, so the answer is cached by the string's address and size.
   absl::flat_hash_map<std::pair<const char*, size_t>, PrecisionHint> text_hints;
-  const auto hint_of = [&text_hints](absl::string_view text) {
+  // In front of the map, a direct-mapped cache by the string's address: most
+  // lookups cost a shift and two compares instead of hashing and probing.
+  struct Cached {
+    const char* data = nullptr;
+    size_t size = 0;
+    PrecisionHint hint = PrecisionHint::kUnknown;
+  };
+  constexpr size_t kCacheSlots = 1024;
+  std::vector<Cached> cache(kCacheSlots);
+  const auto hint_of = [&text_hints, &cache](absl::string_view text) {
+    Cached& slot =
+        cache[(reinterpret_cast<uintptr_t>(text.data()) >> 3 ^ text.size()) & (kCacheSlots - 1)];
+    if (slot.data == text.data() && slot.size == text.size() && slot.data != nullptr) {
+      return slot.hint;
+    }
     auto [it, inserted] = text_hints.try_emplace(std::make_pair(text.data(), text.size()));
     if (inserted) it->second = PrecisionOfText(text);
+    slot = {text.data(), text.size(), it->second};
     return it->second;
   };
   for (size_t li = 0; li < host.num_lines(); ++li) {

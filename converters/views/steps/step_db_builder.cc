@@ -31,7 +31,7 @@ void StepDbBuilder::AddDeviceMarker(int32_t group, size_t plane_index, int64_t b
   }
 }
 
-void StepDbBuilder::AddSpan(int32_t group, const EventTypeSpan& span) {
+void StepDbBuilder::AddSpan(int32_t group, const EventTypeSpan& span, uint64_t host_bit) {
   const uint32_t index = static_cast<uint32_t>(spans_.size());
   const uint32_t g = static_cast<uint32_t>(group);
   if (!segments_.empty() && segments_.back().group == g && segments_.back().end == index) {
@@ -39,7 +39,7 @@ void StepDbBuilder::AddSpan(int32_t group, const EventTypeSpan& span) {
   } else {
     segments_.push_back({g, index, index + 1});
   }
-  const uint64_t type_bits = static_cast<uint64_t>(span.type) << kLengthBits;
+  const uint64_t type_bits = (static_cast<uint64_t>(span.type) << kTypeShift) | host_bit;
   const uint64_t length = static_cast<uint64_t>(span.end_ps) - static_cast<uint64_t>(span.begin_ps);
   if (length < kWideLength) {
     spans_.push_back({span.begin_ps, length | type_bits});
@@ -53,13 +53,13 @@ void StepDbBuilder::AddDeviceEvent(int32_t group, const EventTypeSpan& span) {
   if (group < 0) return;
   EnsureGroup(group);
   has_device_event_[group] = 1;
-  AddSpan(group, span);
+  AddSpan(group, span, 0);
 }
 
 void StepDbBuilder::AddHostEvent(int32_t group, const EventTypeSpan& span) {
   if (group < 0) return;
   EnsureGroup(group);
-  AddSpan(group, span);
+  AddSpan(group, span, kHostBit);
 }
 
 void StepDbBuilder::AddMemoryTransfer(int32_t group, EventType type, int64_t duration_ps,
@@ -76,6 +76,12 @@ void StepDbBuilder::AddMemoryTransfer(int32_t group, EventType type, int64_t dur
   ++t.occurrences[index];
   t.duration_ps[index] += duration_ps;
   t.bytes[index] += bytes;
+}
+
+void StepDbBuilder::ReleaseSpans() {
+  spans_ = {};
+  segments_ = {};
+  wide_spans_ = {};
 }
 
 StepDbBuilder::Result StepDbBuilder::Build(const std::vector<StepGroup>& groups,
@@ -155,6 +161,8 @@ StepDbBuilder::Result StepDbBuilder::Build(const std::vector<StepGroup>& groups,
     return groups[a.group].group_id < groups[b.group].group_id;
   });
 
+  // Device-only steps leave the host events out.
+  const uint64_t skip_bit = mode == StepWindowMode::kDeviceOnly ? kHostBit : 0;
   OverlapResolver resolver;
   resolver.set_xprof_zero_length_quirk(xprof_zero_length_quirk);
   uint64_t compute_16bit_ps = 0, compute_32bit_ps = 0;
@@ -162,7 +170,10 @@ StepDbBuilder::Result StepDbBuilder::Build(const std::vector<StepGroup>& groups,
     const StepGroup& group = groups[c.group];
     auto for_each_span = [&](auto&& fn) {
       for (uint32_t k = first_segment[c.group]; k < first_segment[c.group + 1]; ++k) {
-        for (uint32_t i = segments[k].begin; i < segments[k].end; ++i) fn(Unpack(spans_[i]));
+        for (uint32_t i = segments[k].begin; i < segments[k].end; ++i) {
+          if ((spans_[i].length_and_type & skip_bit) != 0) continue;
+          fn(Unpack(spans_[i]));
+        }
       }
     };
     ResolvedBreakdown rb;
@@ -208,9 +219,6 @@ StepDbBuilder::Result StepDbBuilder::Build(const std::vector<StepGroup>& groups,
       }
     }
   }
-  spans_ = {};  // Build() runs once.
-  segments_ = {};
-  wide_spans_ = {};
   result.precision.set_compute_16bit_ps(compute_16bit_ps);
   result.precision.set_compute_32bit_ps(compute_32bit_ps);
 

@@ -49,7 +49,8 @@ class StepDbBuilder {
   // no group: the span is dropped.
   void AddDeviceEvent(int32_t group, const EventTypeSpan& span);
   // A host event of `group`, already clipped to the group's host span; a
-  // negative group: dropped.
+  // negative group: dropped. Build() in StepWindowMode::kDeviceOnly leaves
+  // host events out, so one builder serves both breakdowns.
   void AddHostEvent(int32_t group, const EventTypeSpan& span);
   // A memcpy of `group` (type kHostToDevice, kDeviceToHost or kDeviceToDevice).
   void AddMemoryTransfer(int32_t group, EventType type, int64_t duration_ps, uint64_t bytes);
@@ -67,8 +68,15 @@ class StepDbBuilder {
   // Steps come out ordered by group id. `groups` must cover every group
   // index passed to the Add* calls. `xprof_zero_length_quirk`: resolve
   // zero-length spans as xprof does (OverlapResolver::set_xprof_zero_length_quirk).
+  // May be called more than once (e.g. once per breakdown, with the same
+  // `groups`); each call reads the spans added so far. Host events count
+  // in kWithHost and kHostOnly, not in kDeviceOnly.
   Result Build(const std::vector<StepGroup>& groups, StepWindowMode mode,
                bool drop_incomplete_steps, bool xprof_zero_length_quirk = false);
+
+  // Frees the spans once no Build() call is to come (the builder keeps
+  // only per-group data afterwards; further Build() calls see no spans).
+  void ReleaseSpans();
 
  private:
   struct Marker {
@@ -81,14 +89,17 @@ class StepDbBuilder {
     std::array<uint64_t, 3> bytes{};
   };
   // An EventTypeSpan in 16 bytes: `begin_ps`, and in `length_and_type` the
-  // length end - begin (modulo 2^64) in the low 56 bits and the type in the
-  // high 8. A length of kWideLength or more (over 20 hours) marks a span
-  // kept whole in wide_spans_, at index `begin_ps`.
+  // length end - begin (modulo 2^64) in the low 55 bits, whether it is a
+  // host event in bit 55 and the type in the high 8. A length of
+  // kWideLength or more (over 10 hours) marks a span kept whole in
+  // wide_spans_, at index `begin_ps`.
   struct PackedSpan {
     int64_t begin_ps;
     uint64_t length_and_type;
   };
-  static constexpr int kLengthBits = 56;
+  static constexpr int kLengthBits = 55;
+  static constexpr int kTypeShift = 56;
+  static constexpr uint64_t kHostBit = uint64_t{1} << kLengthBits;
   static constexpr uint64_t kWideLength = (uint64_t{1} << kLengthBits) - 1;
   // spans_[begin, end) all belong to `group`, in order of addition.
   struct Segment {
@@ -96,13 +107,13 @@ class StepDbBuilder {
   };
 
   void EnsureGroup(int32_t group);
-  void AddSpan(int32_t group, const EventTypeSpan& span);
+  void AddSpan(int32_t group, const EventTypeSpan& span, uint64_t host_bit);
   EventTypeSpan Unpack(const PackedSpan& packed) const {
     const uint64_t length = packed.length_and_type & kWideLength;
     if (length == kWideLength) return wide_spans_[static_cast<size_t>(packed.begin_ps)];
     return {packed.begin_ps,
             static_cast<int64_t>(static_cast<uint64_t>(packed.begin_ps) + length),
-            static_cast<EventType>(packed.length_and_type >> kLengthBits)};
+            static_cast<EventType>(packed.length_and_type >> kTypeShift)};
   }
 
   size_t num_planes_;

@@ -60,10 +60,10 @@ TEST(StepDbBuilderTest, InterleavedGroupsKeepTheirSpans) {
   EXPECT_EQ(Breakdowns(result), expected);
 }
 
-// Spans are stored in 16 bytes with a 56-bit length; longer ones take
+// Spans are stored in 16 bytes with a 55-bit length; longer ones take
 // another path and must come out the same.
 TEST(StepDbBuilderTest, SpansOfAnyLengthAreExact) {
-  constexpr int64_t kMaxPacked = (int64_t{1} << 56) - 2;
+  constexpr int64_t kMaxPacked = (int64_t{1} << 55) - 2;
   StepDbBuilder builder(/*num_device_planes=*/0);
   builder.AddHostEvent(0, {400 - kMaxPacked, 400, kHostCompute});
   builder.AddHostEvent(1, {1300 - (kMaxPacked + 1), 1300, kHostCompute});
@@ -90,6 +90,32 @@ TEST(StepDbBuilderTest, GroupsPastTheGroupListAreIgnored) {
       {{kHostCompute, 500}, {kUnknownTime, 500}},
   };
   EXPECT_EQ(Breakdowns(result), expected);
+}
+
+// One builder serves both breakdowns: device-only steps leave the host
+// events out, with-host steps count them, and Build() may run twice.
+TEST(StepDbBuilderTest, DeviceOnlyBuildLeavesHostEventsOut) {
+  std::vector<StepGroup> groups = HostGroups(1);
+  StepDbBuilder builder(/*num_device_planes=*/1);
+  builder.AddDeviceMarker(0, 0, 600, 900);
+  builder.AddDeviceEvent(0, {600, 900, kDeviceCompute32});
+  builder.AddHostEvent(0, {100, 500, kHostWaitInput});
+  builder.AddHostEvent(0, {(int64_t{1} << 56), (int64_t{1} << 57), kHostCompute});  // Wide.
+  const StepDbBuilder::Result with_host =
+      builder.Build(groups, StepWindowMode::kWithHost, /*drop_incomplete_steps=*/false);
+  const StepDbBuilder::Result device_only =
+      builder.Build(groups, StepWindowMode::kDeviceOnly, /*drop_incomplete_steps=*/false);
+  const StepDbBuilder::Result again =
+      builder.Build(groups, StepWindowMode::kWithHost, /*drop_incomplete_steps=*/false);
+  const std::vector<std::map<int, uint64_t>> expected_with_host = {
+      {{kHostWaitInput, 400}, {kDeviceCompute32, 300}, {kUnknownTime, 300}},
+  };
+  const std::vector<std::map<int, uint64_t>> expected_device_only = {
+      {{kDeviceCompute32, 300}},
+  };
+  EXPECT_EQ(Breakdowns(with_host), expected_with_host);
+  EXPECT_EQ(Breakdowns(device_only), expected_device_only);
+  EXPECT_EQ(Breakdowns(again), expected_with_host);
 }
 
 }  // namespace

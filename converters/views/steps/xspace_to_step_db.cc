@@ -17,6 +17,7 @@
 #include "converters/views/steps/step_db_builder.h"
 #include "converters/views/steps/xspace_step_grouping.h"
 #include "src/base/sorted_cursor.h"
+#include "src/base/status_macros.h"
 #include "src/xplane/xspace_schema.h"
 #include "src/xplane/xspace_visitor.h"
 
@@ -513,6 +514,15 @@ bool IsDerivedLine(int64_t line_id, absl::string_view line_name) {
 
 absl::StatusOr<StepAnalysis> ConvertXSpaceToStepAnalysis(const xplane::XSpaceData& space,
                                                          const StepOptions& options) {
+  TBPROF_ASSIGN_OR_RETURN(StepAnalyses analyses,
+                          ConvertXSpaceToStepAnalyses(space, options,
+                                                      /*with_other_breakdown=*/false));
+  return std::move(analyses.analysis);
+}
+
+absl::StatusOr<StepAnalyses> ConvertXSpaceToStepAnalyses(const xplane::XSpaceData& space,
+                                                         const StepOptions& options,
+                                                         bool with_other_breakdown) {
   if (space.planes.empty()) {
     return absl::InvalidArgumentError("step analysis: the XSpace has no planes");
   }
@@ -523,10 +533,20 @@ absl::StatusOr<StepAnalysis> ConvertXSpaceToStepAnalysis(const xplane::XSpaceDat
   }
   std::vector<const xplane::Plane*> gpu_planes = xplane::FindGpuPlanes(space);
   const bool has_device = !gpu_planes.empty();
-  const StepWindowMode mode = !has_device ? StepWindowMode::kHostOnly
-                              : options.breakdown == Breakdown::kWithHost
-                                  ? StepWindowMode::kWithHost
-                                  : StepWindowMode::kDeviceOnly;
+  auto mode_of = [&](Breakdown breakdown) {
+    return !has_device                       ? StepWindowMode::kHostOnly
+           : breakdown == Breakdown::kWithHost ? StepWindowMode::kWithHost
+                                               : StepWindowMode::kDeviceOnly;
+  };
+  const Breakdown other_breakdown = options.breakdown == Breakdown::kWithHost
+                                        ? Breakdown::kDeviceOnly
+                                        : Breakdown::kWithHost;
+  const StepWindowMode mode = mode_of(options.breakdown);
+  // The host pass collects host spans if either breakdown uses them;
+  // StepDbBuilder::Build() leaves them out of device-only steps.
+  const StepWindowMode host_pass_mode =
+      with_other_breakdown && mode == StepWindowMode::kDeviceOnly ? mode_of(other_breakdown)
+                                                                  : mode;
 
   XSpaceStepGroups groups = GroupXSpaceSteps(space, host ? &*host : nullptr);
   StepDbBuilder steps(gpu_planes.size());
@@ -550,15 +570,22 @@ absl::StatusOr<StepAnalysis> ConvertXSpaceToStepAnalysis(const xplane::XSpaceDat
   groups.group_by_correlation_id = {};  // Done with: free before the host pass.
   InputOpMetricsBuilder input_ops;
   if (host) {
-    ProcessHostPlane(*host, groups, mode, has_device, memcpy_types, &steps, &input_ops);
+    ProcessHostPlane(*host, groups, host_pass_mode, has_device, memcpy_types, &steps,
+                     &input_ops);
   }
   groups.host_event_group = {};  // Only the groups themselves are read below.
 
-  StepDbBuilder::Result built =
-      steps.Build(groups.groups, mode, options.drop_incomplete_steps,
-                  /*xprof_zero_length_quirk=*/options.breakdown == Breakdown::kDeviceOnly);
+  auto build = [&](Breakdown breakdown) {
+    return steps.Build(groups.groups, mode_of(breakdown), options.drop_incomplete_steps,
+                       /*xprof_zero_length_quirk=*/breakdown == Breakdown::kDeviceOnly);
+  };
+  StepDbBuilder::Result built = build(options.breakdown);
+  std::optional<StepDbBuilder::Result> other_built;
+  if (with_other_breakdown) other_built = build(other_breakdown);
+  steps.ReleaseSpans();
 
-  StepAnalysis analysis;
+  StepAnalyses analyses;
+  StepAnalysis& analysis = analyses.analysis;
   analysis.breakdown = options.breakdown;
   tensorflow::profiler::OpStats& op_stats = analysis.op_stats;
   device_ops.Finalize(op_stats.mutable_device_op_metrics_db(), &analysis.tensor_core_by_op);
@@ -567,7 +594,17 @@ absl::StatusOr<StepAnalysis> ConvertXSpaceToStepAnalysis(const xplane::XSpaceDat
   *op_stats.mutable_run_environment() = ComputeRunEnvironment(space, LooksLikeTraining(space));
   AddDiagnostics(space, groups, built, has_device, op_stats.mutable_diagnostics());
   *op_stats.mutable_step_db() = std::move(built.step_db);
-  return analysis;
+  if (other_built.has_value()) {
+    analyses.has_other = true;
+    analyses.other.breakdown = other_breakdown;
+    tensorflow::profiler::OpStats& other = analyses.other.op_stats;
+    *other.mutable_device_op_metrics_db()->mutable_precision_stats() = other_built->precision;
+    *other.mutable_host_op_metrics_db() = op_stats.host_op_metrics_db();
+    *other.mutable_run_environment() = op_stats.run_environment();
+    AddDiagnostics(space, groups, *other_built, has_device, other.mutable_diagnostics());
+    *other.mutable_step_db() = std::move(other_built->step_db);
+  }
+  return analyses;
 }
 
 std::vector<StepSpan> StepSpansOnFirstCore(

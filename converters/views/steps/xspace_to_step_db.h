@@ -75,6 +75,24 @@ struct StepAnalysis {
 absl::StatusOr<StepAnalysis> ConvertXSpaceToStepAnalysis(const xplane::XSpaceData& space,
                                                          const StepOptions& options);
 
+// The analysis of options.breakdown and, when `with_other_breakdown`, the
+// step database of the other breakdown, from the same passes over the events
+// (the grouping, the device events and the host events are read once; only
+// the steps are built twice).
+struct StepAnalyses {
+  StepAnalysis analysis;  // As ConvertXSpaceToStepAnalysis(space, options).
+  bool has_other = false;
+  // The other breakdown's analysis, as ConvertXSpaceToStepAnalysis() with
+  // that breakdown gives it except that its device_op_metrics_db (which
+  // does not depend on the breakdown) and tensor_core_by_op are left empty:
+  // step_db, the precision_stats of device_op_metrics_db,
+  // host_op_metrics_db, run_environment and diagnostics are set.
+  StepAnalysis other;
+};
+absl::StatusOr<StepAnalyses> ConvertXSpaceToStepAnalyses(const xplane::XSpaceData& space,
+                                                         const StepOptions& options,
+                                                         bool with_other_breakdown);
+
 // True for plugin-derived lines (Steps, XLA Ops, TensorFlow Ops, ...; line
 // ids at or above 0xdeadbeef, also when written as negative int32) which
 // must not be read as streams.

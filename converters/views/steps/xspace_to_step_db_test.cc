@@ -2,6 +2,8 @@
 
 #include <map>
 #include <string>
+#include <tuple>
+#include <vector>
 
 #include "converters/views/steps/event_type_span.h"
 #include "converters/views/common/steps_test_util.h"
@@ -223,6 +225,51 @@ TEST(ConvertXSpaceToStepAnalysisTest, WithHostModeCountsTheDataLoaderWait) {
   // Step 1: host root [1000, 1800), device up to 1900.
   EXPECT_EQ(Step(a.op_stats, 1).begin_ps(), 1000u);
   EXPECT_EQ(Step(a.op_stats, 1).duration_ps(), 900u);
+}
+
+// Per step: step number, begin, duration and nonzero type_ps (the breakdown
+// is a map, whose serialized order is not fixed).
+std::vector<std::tuple<uint32_t, uint64_t, uint64_t, std::map<int, uint64_t>>> Steps(
+    const OpStats& s) {
+  std::vector<std::tuple<uint32_t, uint64_t, uint64_t, std::map<int, uint64_t>>> out;
+  for (int i = 0; i < s.step_db().step_sequence_size(); ++i) {
+    out.emplace_back(s.step_db().step_sequence(i).step_num(), Step(s, i).begin_ps(),
+                     Step(s, i).duration_ps(), TypePs(s, i));
+  }
+  return out;
+}
+
+// Both breakdowns from one pass give what two separate analyses give.
+TEST(ConvertXSpaceToStepAnalysisTest, OtherBreakdownFromTheSamePassMatchesItsOwnAnalysis) {
+  StepSpaceBuilder b;
+  BuildInputBoundSteps(&b);
+  const xplane::XSpaceData& space = b.Finish();
+  for (Breakdown shown : {Breakdown::kWithHost, Breakdown::kDeviceOnly}) {
+    const Breakdown other =
+        shown == Breakdown::kWithHost ? Breakdown::kDeviceOnly : Breakdown::kWithHost;
+    StepOptions options;
+    options.breakdown = shown;
+    absl::StatusOr<StepAnalyses> both =
+        ConvertXSpaceToStepAnalyses(space, options, /*with_other_breakdown=*/true);
+    ASSERT_TRUE(both.ok()) << both.status();
+    ASSERT_TRUE(both->has_other);
+    const StepAnalysis alone = Analyze(space, shown);
+    const StepAnalysis other_alone = Analyze(space, other);
+    EXPECT_EQ(both->analysis.breakdown, shown);
+    EXPECT_EQ(both->other.breakdown, other);
+    EXPECT_EQ(Steps(both->analysis.op_stats), Steps(alone.op_stats));
+    EXPECT_EQ(both->analysis.op_stats.device_op_metrics_db().SerializeAsString(),
+              alone.op_stats.device_op_metrics_db().SerializeAsString());
+    EXPECT_EQ(both->analysis.op_stats.diagnostics().SerializeAsString(),
+              alone.op_stats.diagnostics().SerializeAsString());
+    EXPECT_EQ(Steps(both->other.op_stats), Steps(other_alone.op_stats));
+    EXPECT_EQ(both->other.op_stats.device_op_metrics_db().precision_stats().SerializeAsString(),
+              other_alone.op_stats.device_op_metrics_db().precision_stats().SerializeAsString());
+    EXPECT_EQ(both->other.op_stats.diagnostics().SerializeAsString(),
+              other_alone.op_stats.diagnostics().SerializeAsString());
+    EXPECT_EQ(both->other.op_stats.host_op_metrics_db().SerializeAsString(),
+              other_alone.op_stats.host_op_metrics_db().SerializeAsString());
+  }
 }
 
 TEST(ConvertXSpaceToStepAnalysisTest, WithHostStepStartsAfterPreviousStepEnds) {

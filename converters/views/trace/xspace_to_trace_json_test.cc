@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "google/protobuf/struct.pb.h"
 #include "google/protobuf/util/json_util.h"
@@ -228,6 +229,40 @@ TEST(XSpaceToTraceJsonTest, PicosAsExactMicros) {
   EXPECT_EQ(micros(-1500000), "-1.5");
   EXPECT_EQ(micros(1428625746340715000), "1428625746340.715");
   EXPECT_EQ(micros(INT64_MIN), "-9223372036854.775808");
+  EXPECT_EQ(micros(INT64_MAX), "9223372036854.775807");
+  EXPECT_EQ(micros(99000000), "99");
+  EXPECT_EQ(micros(100000000), "100");
+  EXPECT_EQ(micros(10), "0.00001");
+  EXPECT_EQ(micros(100100), "0.1001");
+}
+
+// The digit-pair formatting against a plain one, on every digit count and
+// fractions with any number of trailing zeros.
+TEST(FormatPicosAsMicrosTest, MatchesPlainDecimalFormatting) {
+  auto plain = [](int64_t ps) {
+    const bool negative = ps < 0;
+    const uint64_t m = negative ? ~static_cast<uint64_t>(ps) + 1 : static_cast<uint64_t>(ps);
+    std::string text = absl::StrCat(negative ? "-" : "", m / 1000000);
+    if (m % 1000000 != 0) {
+      std::string fraction = absl::StrCat(1000000 + m % 1000000).substr(1);
+      while (fraction.back() == '0') fraction.pop_back();
+      absl::StrAppend(&text, ".", fraction);
+    }
+    return text;
+  };
+  uint64_t x = 0x9E3779B97F4A7C15ull;
+  for (int i = 0; i < 200000; ++i) {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    // Magnitudes of every size, and fractions cut to 0..6 significant digits.
+    int64_t ps = static_cast<int64_t>(x >> (x % 64));
+    static constexpr int64_t kCut[] = {1, 10, 100, 1000, 10000, 100000, 1000000};
+    ps -= ps % kCut[(x >> 8) % 7];
+    if ((x >> 20) & 1) ps = -ps;
+    char text[kMaxPicosAsMicrosChars];
+    ASSERT_EQ(std::string(text, FormatPicosAsMicros(ps, text)), plain(ps)) << ps;
+  }
 }
 
 }  // namespace

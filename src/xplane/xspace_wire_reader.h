@@ -129,7 +129,7 @@ struct XSpaceParseOptions {
   // does not depend on it. `progress` is only ever called on the calling
   // thread.
   int threads = 0;
-  uint64_t parallel_min_bytes = uint64_t{32} << 20;
+  uint64_t parallel_min_bytes = uint64_t{8} << 20;
   // The most event metadata a plane may hold, implicit ones (ids that events
   // use but no map entry defines) included; a file with more is rejected
   // (kDataLoss "more than N event metadata in one plane"). Values above

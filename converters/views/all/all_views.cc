@@ -148,27 +148,41 @@ absl::string_view BreakdownName(Breakdown breakdown) {
   return breakdown == Breakdown::kDeviceOnly ? "device-only" : "with-host";
 }
 
+uint64_t ModelEventBytes(const xplane::XSpaceData& space) {
+  uint64_t bytes = 0;
+  for (const xplane::Plane& plane : space.planes) {
+    bytes += plane.wide_values.size() * sizeof(uint64_t);
+    for (const xplane::Line& line : plane.lines) {
+      bytes += line.events.size() * sizeof(xplane::Event) + line.stats.size() * sizeof(xplane::Stat);
+    }
+  }
+  return bytes;
+}
+
+bool OperatorViewsBesideSteps(const xplane::XSpaceData& space, const ViewOptions& options) {
+  return options.parallel && options.operator_views &&
+         ModelEventBytes(space) <= options.side_by_side_max_model_bytes;
+}
+
 absl::StatusOr<AllViews> ComputeAllViews(const xplane::XSpaceData& space,
                                          const ViewOptions& options, PhaseTimings* timings) {
   // The views only read `space`, and each writes its own members of `views`.
   // With options.parallel, the kernel stats and the memory profile are
-  // computed on a second thread while this one runs the step analysis, and
-  // the op tree views come after both: the step analysis and the op tree
-  // have the largest temporaries (16 B spans for device events and for the
-  // host events no enclosing span covers, 12 B per launch and 2 B per host
-  // event while grouping, in the step analysis; 20 B per op call, 24 B per
-  // call with device time and 12 B per launch in the op tree; see
-  // docs/benchmarks.md), so running them one after the other keeps the peak
-  // memory lower; the memory profile's (32 B per memory event) fit beside
-  // the step analysis'.
+  // computed on a second thread while this one runs the step analysis. The
+  // step analysis and the op tree have the largest temporaries (16 B spans
+  // for device events and for the host events no enclosing span covers,
+  // 12 B per launch and 2 B per host event while grouping, in the step
+  // analysis; 20 B per op call, 24 B per call with device time and 12 B per
+  // launch in the op tree; see docs/benchmarks.md), so on a large space the
+  // op tree views come after both, keeping the peak memory lower; on a small
+  // one (OperatorViewsBesideSteps) the second thread runs them too, beside
+  // the step analysis. The memory profile's temporaries (32 B per memory
+  // event) fit beside the step analysis'.
   AllViews views;
+  const bool ops_beside_steps = OperatorViewsBesideSteps(space, options);
   auto kernels_and_memory = [&] {
-    {
-      ScopedPhase phase(timings, "views: kernel stats");
-      views.kernel_stats = ConvertXSpaceToKernelStatsDb(space, options.kernel_stats);
-    }
-    ScopedPhase phase(timings, "views: memory profile");
-    views.memory_profile = ConvertXSpaceToMemoryProfile(space, options.memory_profile);
+    ComputeKernelAndMemoryViews(space, options, timings, &views);
+    if (ops_beside_steps) ComputeOperatorViews(space, options, timings, &views);
   };
   absl::Status steps_status;
   if (options.parallel) {
@@ -180,7 +194,7 @@ absl::StatusOr<AllViews> ComputeAllViews(const xplane::XSpaceData& space,
     if (steps_status.ok()) kernels_and_memory();
   }
   TBPROF_RETURN_IF_ERROR(steps_status);
-  ComputeOperatorViews(space, options, timings, &views);
+  if (!ops_beside_steps) ComputeOperatorViews(space, options, timings, &views);
   return views;
 }
 
@@ -314,7 +328,9 @@ std::unique_ptr<PrecomputedViewsJob> PrecomputedViewsJob::StartStaging(
   s->threads.emplace_back([s] {
     s->steps_status = ComputeStepViews(*s->space, s->options, s->timings, &s->views);
     if (s->steps_status.ok()) s->steps_status = SerializeStepViews(s->views, &s->files);
-    // After the step analysis, whose temporaries are gone by then.
+    // After the step analysis, whose temporaries are gone by then: beside
+    // the trace JSON and the loaded model, running them beside it gains no
+    // wall time on two cores and costs ~0.04x the JSON in peak memory.
     if (s->steps_status.ok()) ComputeOperatorViews(*s->space, s->options, s->timings, &s->views);
   });
   s->threads.emplace_back([s] {

@@ -59,8 +59,27 @@ struct ViewOptions {
   bool compare_breakdowns = false;
   // ComputeAllViews() on two threads (the kernel stats and the memory
   // profile beside the step analysis); the views are the same either way.
+  // (PrecomputedViewsJob always uses threads.)
   bool parallel = true;
+  // With `parallel`, ComputeAllViews() (`tbprof report`) also runs the op
+  // tree views on the second thread, beside the step analysis, when the
+  // space's events and stats take at most this many bytes
+  // (ModelEventBytes()): their temporaries are then a few tens of MB and the
+  // wall time matters more. Above it they run after the step analysis, so
+  // that the two largest sets of temporaries (each up to ~0.25x the model)
+  // are never held at once. PrecomputedViewsJob (`convert`) always runs them
+  // after the step analysis: the trace JSON already keeps the second core
+  // busy there, so running them beside it saves no time.
+  uint64_t side_by_side_max_model_bytes = uint64_t{256} << 20;
 };
+
+// Bytes of the space's events and stats in memory (Event and Stat vectors at
+// their sizes, wide values included): what the views' temporaries scale with.
+uint64_t ModelEventBytes(const xplane::XSpaceData& space);
+
+// True when `options` let the op tree views run beside the step analysis on
+// `space` (ViewOptions::side_by_side_max_model_bytes).
+bool OperatorViewsBesideSteps(const xplane::XSpaceData& space, const ViewOptions& options);
 
 // Step time and input time of one breakdown, averaged over the steps the
 // input-pipeline analysis shows.

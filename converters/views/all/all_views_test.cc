@@ -286,13 +286,31 @@ TEST(AllViewsTest, StartStagingFailureLeavesNoTraceFile) {
             (std::map<std::string, std::string>{{"w2.trace.json.gz", "theirs"}}));
 }
 
+// Expects the views of `parallel` equal to those of `serial` (or the same error).
+void ExpectSameViews(const absl::StatusOr<AllViews>& serial,
+                     const absl::StatusOr<AllViews>& parallel, const std::string& what);
+
 // The views of every test trace are the same whether ComputeAllViews() runs
-// them on two threads or on one.
+// them on two threads or on one, with the op tree views beside the step
+// analysis (small spaces: every test space) or after it (large ones).
 void ExpectParallelSameAsSerial(const xplane::XSpaceData& space, const std::string& what) {
   ViewOptions serial_options;
   serial_options.parallel = false;
+  ViewOptions ops_after_steps;
+  ops_after_steps.side_by_side_max_model_bytes = 0;
+  if (ModelEventBytes(space) > 0) {
+    EXPECT_TRUE(OperatorViewsBesideSteps(space, ViewOptions())) << what;
+    EXPECT_FALSE(OperatorViewsBesideSteps(space, ops_after_steps)) << what;
+  }
+  EXPECT_FALSE(OperatorViewsBesideSteps(space, serial_options)) << what;
   absl::StatusOr<AllViews> serial = ComputeAllViews(space, serial_options);
-  absl::StatusOr<AllViews> parallel = ComputeAllViews(space);
+  for (const ViewOptions& options : {ViewOptions(), ops_after_steps}) {
+    ExpectSameViews(serial, ComputeAllViews(space, options), what);
+  }
+}
+
+void ExpectSameViews(const absl::StatusOr<AllViews>& serial,
+                     const absl::StatusOr<AllViews>& parallel, const std::string& what) {
   ASSERT_EQ(serial.ok(), parallel.ok()) << what;
   if (!serial.ok()) {
     EXPECT_EQ(serial.status(), parallel.status()) << what;
@@ -312,6 +330,17 @@ void ExpectParallelSameAsSerial(const xplane::XSpaceData& space, const std::stri
     EXPECT_TRUE(MessageDifferencer::Equals(*pair[0], *pair[1]))
         << what << ": " << pair[0]->GetTypeName();
   }
+}
+
+TEST(AllViewsTest, ModelEventBytesCountsEventsStatsAndWideValues) {
+  xplane::XSpaceData space;
+  EXPECT_EQ(ModelEventBytes(space), 0u);
+  xplane::Plane& plane = space.planes.emplace_back();
+  plane.wide_values = {1, 2};
+  plane.lines.emplace_back().events.resize(3);
+  plane.lines.back().stats.resize(5);
+  space.planes.emplace_back().lines.emplace_back().stats.resize(1);
+  EXPECT_EQ(ModelEventBytes(space), 3 * 24 + 5 * 8 + 2 * 8 + 1 * 8u);
 }
 
 TEST(AllViewsTest, ParallelGivesTheSerialViews) {

@@ -35,6 +35,13 @@ class GpuPlane {
         line_->AddEvent(plane_->GetOrCreateEventMetadata(name), begin_ps, duration_ps);
     e.AddRef(plane_->GetOrCreateStatMetadata(StatType::kKernelDetails), details);
   }
+  // A kernel whose kernel_details is a string value, not a ref.
+  void KernelWithStr(absl::string_view name, int64_t begin_ps, int64_t duration_ps,
+                     const std::string& details) {
+    xplane::XEventBuilder e =
+        line_->AddEvent(plane_->GetOrCreateEventMetadata(name), begin_ps, duration_ps);
+    e.AddString(plane_->GetOrCreateStatMetadata(StatType::kKernelDetails), details);
+  }
   void Memcpy(int64_t begin_ps, int64_t duration_ps) {
     line_->AddEvent(plane_->GetOrCreateEventMetadata("Memcpy HtoD"), begin_ps, duration_ps);
   }
@@ -93,6 +100,26 @@ TEST(GpuSummaryTest, WithoutStepsTheKernelSpanAndUnknownSmCount) {
   EXPECT_EQ(d.sm_efficiency_percent(), -1);
   EXPECT_EQ(d.occupancy_percent(), -1);
   EXPECT_EQ(d.tensor_core_percent(), 0);
+}
+
+TEST(GpuSummaryTest, KernelDetailsOfEachPlaneAndValueKind) {
+  // Ref ids are per plane: the same stat-metadata layout on two planes
+  // refers to different texts, each plane's own (kernel_details are cached
+  // by ref id within a plane only). String values count alike.
+  xplane::XSpaceData space;
+  xplane::XSpaceBuilder builder(&space);
+  GpuPlane gpu0(&builder, 0, /*sm_count=*/80);
+  GpuPlane gpu1(&builder, 1, /*sm_count=*/80);
+  gpu0.Kernel("k", 0, 100, Details(40, -1));    // 0.5 of the SMs.
+  gpu0.Kernel("k", 100, 100, Details(40, -1));  // Same text again: cached.
+  gpu1.Kernel("k", 0, 100, Details(80, -1));    // All SMs.
+  gpu1.KernelWithStr("k", 100, 100, Details(20, -1));  // 0.25 of them.
+  builder.Finalize({.normalize_timestamps = false});
+
+  tbprof::GpuSummary s = ComputeGpuSummary(space, {{0, 200}});
+  ASSERT_EQ(s.devices_size(), 2);
+  EXPECT_DOUBLE_EQ(s.devices(0).sm_efficiency_percent(), 50);
+  EXPECT_DOUBLE_EQ(s.devices(1).sm_efficiency_percent(), 62.5);  // (1 + 0.25) / 2.
 }
 
 TEST(GpuSummaryTest, NoKernelsSaysWhy) {

@@ -103,12 +103,19 @@ struct DeviceCopy {
 };
 // The copies by correlation id, with a bit filter that answers most
 // lookups of ids without a copy (millions of launches, a few copies)
-// without a hash lookup.
+// without a hash lookup. Set() all copies, then Seal(), then Find().
 class MemcpyTypeMap {
  public:
-  void Set(int64_t correlation_id, const DeviceCopy& copy) {
-    copies_[correlation_id] = copy;
-    filter_[Bit(correlation_id) >> 6] |= uint64_t{1} << (Bit(correlation_id) & 63);
+  void Set(int64_t correlation_id, const DeviceCopy& copy) { copies_[correlation_id] = copy; }
+  // Builds the filter: a bit per low bits of the ids, 16 bits per copy (at
+  // least 2^16, at most 2^22 bits: 512 KiB), so that on the usual dense
+  // ids few lookups of ids without a copy pass it.
+  void Seal() {
+    int bits = 16;
+    while (bits < 22 && (size_t{1} << bits) < copies_.size() * 16) ++bits;
+    mask_ = (uint64_t{1} << bits) - 1;
+    filter_.assign((size_t{1} << bits) / 64, 0);
+    for (const auto& [id, copy] : copies_) filter_[Bit(id) >> 6] |= uint64_t{1} << (Bit(id) & 63);
   }
   const DeviceCopy* Find(int64_t correlation_id) const {
     if ((filter_[Bit(correlation_id) >> 6] >> (Bit(correlation_id) & 63) & 1) == 0) return nullptr;
@@ -117,12 +124,10 @@ class MemcpyTypeMap {
   }
 
  private:
-  static constexpr int kFilterBits = 16;
-  static size_t Bit(int64_t id) {
-    return static_cast<size_t>(static_cast<uint64_t>(id) & ((uint64_t{1} << kFilterBits) - 1));
-  }
+  size_t Bit(int64_t id) const { return static_cast<size_t>(static_cast<uint64_t>(id) & mask_); }
   absl::flat_hash_map<int64_t, DeviceCopy> copies_;
-  std::vector<uint64_t> filter_ = std::vector<uint64_t>((size_t{1} << kFilterBits) / 64, 0);
+  uint64_t mask_ = 0;
+  std::vector<uint64_t> filter_ = std::vector<uint64_t>(1, 0);  // Empty until Seal().
 };
 
 // Walks the events of a device plane's stream lines in time order (k-way
@@ -234,6 +239,24 @@ void ProcessDevicePlane(const XPlaneVisitor& plane, size_t plane_index,
   });
 }
 
+// Whether some kernel of `gpu_planes` has a name that, by itself, makes it
+// 32-bit compute and says nothing about precision: the events that
+// ProcessDevicePlane() asks the launch precision hints about have such
+// names (a cheap test on the names, before the hints are built).
+bool MayNeedPrecisionHints(const xplane::XSpaceData& space,
+                           const std::vector<const xplane::Plane*>& gpu_planes) {
+  for (const xplane::Plane* plane : gpu_planes) {
+    for (const xplane::EventMetadata& md : plane->event_metadata) {
+      const absl::string_view name = space.strings.Get(md.name);
+      if (ClassifyGpuEvent(name, /*tensor_shapes=*/"") == kDeviceCompute32 &&
+          PrecisionOfText(name) == PrecisionHint::kUnknown && !IsKernelUsingTensorCore(name)) {
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
 // ---- Host plane -------------------------------------------------------------------
 
 // Name-based facts about a host event kind, computed once per metadata.
@@ -268,9 +291,33 @@ struct HostEventStats {
   absl::string_view ipl_stage_category;
 };
 
-HostEventStats ReadHostEventStats(const XEventVisitor& event) {
+// Per stat metadata of the host plane: whether ReadHostEventStats() reads
+// stats of it. Most stats of a host event (shapes, input types, call
+// stacks, ...) are not: a well-predicted test skips them before the switch.
+std::vector<uint8_t> HostStatsRead(const XPlaneVisitor& plane) {
+  std::vector<uint8_t> read(plane.num_stat_metadata(), 0);
+  for (uint32_t i = 0; i < read.size(); ++i) {
+    switch (plane.stat_type(i)) {
+      case StatType::kCorrelationId:
+      case StatType::kIsRoot:
+      case StatType::kStepName:
+      case StatType::kIplStageName:
+      case StatType::kIplStageCategory:
+        read[i] = 1;
+        break;
+      default:
+        break;
+    }
+  }
+  return read;
+}
+
+// `read_stat`: HostStatsRead() of the event's plane.
+HostEventStats ReadHostEventStats(const XEventVisitor& event,
+                                  const std::vector<uint8_t>& read_stat) {
   HostEventStats s;
   event.ForEachStat([&](const XStatVisitor& stat) {
+    if (!read_stat[stat.metadata_index()]) return;
     switch (stat.type()) {
       case StatType::kCorrelationId:
         s.has_correlation_id = true;
@@ -351,6 +398,7 @@ void ProcessHostPlane(const XPlaneVisitor& plane, const XSpaceStepGroups& groups
   const bool collect_spans = mode != StepWindowMode::kDeviceOnly;
   const RootSpanIndex root_spans(groups.groups);
   std::vector<HostKind> kinds(plane.num_event_metadata());
+  const std::vector<uint8_t> read_stat = HostStatsRead(plane);
   std::vector<OpenHostEvent> stack;
   auto pop = [&]() {
     const OpenHostEvent& e = stack.back();
@@ -375,7 +423,7 @@ void ProcessHostPlane(const XPlaneVisitor& plane, const XSpaceStepGroups& groups
       while (!stack.empty() && !(stack.back().begin_ps <= begin && end <= stack.back().end_ps)) {
         pop();
       }
-      const HostEventStats s = ReadHostEventStats(event);
+      const HostEventStats s = ReadHostEventStats(event, read_stat);
       const HostKind& kind = KindOf(event, &kinds);
       const bool parent_in_stage = !stack.empty() && stack.back().in_input_stage;
       const bool is_stage = !s.ipl_stage_name.empty();
@@ -548,7 +596,18 @@ absl::StatusOr<StepAnalyses> ConvertXSpaceToStepAnalyses(const xplane::XSpaceDat
       with_other_breakdown && mode == StepWindowMode::kDeviceOnly ? mode_of(other_breakdown)
                                                                   : mode;
 
-  XSpaceStepGroups groups = GroupXSpaceSteps(space, host ? &*host : nullptr);
+  // The launch precision hints, when kernel names may ask for them, are
+  // built by the grouping's pass over the host events (not a pass of their
+  // own on the first ask).
+  LazyLaunchPrecisionHints precision_hints(host && has_device ? &*host : nullptr);
+  std::optional<LaunchPrecisionHintsBuilder> hints_builder;
+  if (precision_hints.possible() && MayNeedPrecisionHints(space, gpu_planes)) {
+    hints_builder.emplace(*host->FindStatMetadata(kInputTypesStat));
+  }
+  XSpaceStepGroups groups = GroupXSpaceSteps(space, host ? &*host : nullptr,
+                                             hints_builder ? &*hints_builder : nullptr);
+  if (hints_builder.has_value() && !groups.pregrouped) precision_hints.Set(hints_builder->Finish());
+  hints_builder.reset();
   StepDbBuilder steps(gpu_planes.size());
   {
     size_t num_events = 0;  // At most one span per event.
@@ -562,12 +621,12 @@ absl::StatusOr<StepAnalyses> ConvertXSpaceToStepAnalyses(const xplane::XSpaceDat
   }
   DeviceOpMetricsBuilder device_ops;
   MemcpyTypeMap memcpy_types;
-  LazyLaunchPrecisionHints precision_hints(host && has_device ? &*host : nullptr);
   for (size_t i = 0; i < gpu_planes.size(); ++i) {
     XPlaneVisitor plane(&space, gpu_planes[i], base_ns);
     ProcessDevicePlane(plane, i, &precision_hints, &groups, &steps, &device_ops, &memcpy_types);
   }
   groups.group_by_correlation_id = {};  // Done with: free before the host pass.
+  memcpy_types.Seal();
   InputOpMetricsBuilder input_ops;
   if (host) {
     ProcessHostPlane(*host, groups, host_pass_mode, has_device, memcpy_types, &steps,

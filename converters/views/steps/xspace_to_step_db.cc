@@ -12,6 +12,7 @@
 #include "absl/strings/str_split.h"
 #include "converters/views/common/precision.h"
 #include "converters/views/common/tensor_core.h"
+#include "converters/views/steps/device_copies.h"
 #include "converters/views/steps/event_type_span.h"
 #include "converters/views/steps/launch_precision.h"
 #include "converters/views/steps/step_db_builder.h"
@@ -92,43 +93,10 @@ DeviceEventStats ReadDeviceEventStats(const XEventVisitor& event,
   return s;
 }
 
-// Device copies by correlation id. The host call that issued a copy is a
-// launch (HOST_PREPARE), which outranks HOST_TO_DEVICE; while the copy itself
-// runs, the call's span is typed as the copy instead, so that a synchronous
-// cudaMemcpy does not hide the transfer it waits for.
-struct DeviceCopy {
-  EventType type;
-  int64_t begin_ps;
-  int64_t end_ps;
-};
-// The copies by correlation id, with a bit filter that answers most
-// lookups of ids without a copy (millions of launches, a few copies)
-// without a hash lookup. Set() all copies, then Seal(), then Find().
-class MemcpyTypeMap {
- public:
-  void Set(int64_t correlation_id, const DeviceCopy& copy) { copies_[correlation_id] = copy; }
-  // Builds the filter: a bit per low bits of the ids, 16 bits per copy (at
-  // least 2^16, at most 2^22 bits: 512 KiB), so that on the usual dense
-  // ids few lookups of ids without a copy pass it.
-  void Seal() {
-    int bits = 16;
-    while (bits < 22 && (size_t{1} << bits) < copies_.size() * 16) ++bits;
-    mask_ = (uint64_t{1} << bits) - 1;
-    filter_.assign((size_t{1} << bits) / 64, 0);
-    for (const auto& [id, copy] : copies_) filter_[Bit(id) >> 6] |= uint64_t{1} << (Bit(id) & 63);
-  }
-  const DeviceCopy* Find(int64_t correlation_id) const {
-    if ((filter_[Bit(correlation_id) >> 6] >> (Bit(correlation_id) & 63) & 1) == 0) return nullptr;
-    auto it = copies_.find(correlation_id);
-    return it == copies_.end() ? nullptr : &it->second;
-  }
-
- private:
-  size_t Bit(int64_t id) const { return static_cast<size_t>(static_cast<uint64_t>(id) & mask_); }
-  absl::flat_hash_map<int64_t, DeviceCopy> copies_;
-  uint64_t mask_ = 0;
-  std::vector<uint64_t> filter_ = std::vector<uint64_t>(1, 0);  // Empty until Seal().
-};
+// Device copies by correlation id (DeviceCopies). The host call that issued
+// a copy is a launch (HOST_PREPARE), which outranks HOST_TO_DEVICE; while
+// the copy itself runs, the call's span is typed as the copy instead, so
+// that a synchronous cudaMemcpy does not hide the transfer it waits for.
 
 // Walks the events of a device plane's stream lines in time order (k-way
 // merge; ties in line order), as the plugin's ProcessUngroupedEvents does.
@@ -179,7 +147,7 @@ class DeviceEventMerger {
 void ProcessDevicePlane(const XPlaneVisitor& plane, size_t plane_index,
                         LazyLaunchPrecisionHints* precision_hints, XSpaceStepGroups* groups,
                         StepDbBuilder* steps, DeviceOpMetricsBuilder* ops,
-                        MemcpyTypeMap* memcpy_types) {
+                        DeviceCopies* memcpy_types) {
   // EventType from the name only, per event metadata (-1 = not computed).
   std::vector<int16_t> type_by_metadata(plane.num_event_metadata(), -1);
   // Whether the name says nothing about precision (-1 = not computed): then
@@ -216,7 +184,7 @@ void ProcessDevicePlane(const XPlaneVisitor& plane, size_t plane_index,
     const bool is_memcpy =
         type == kHostToDevice || type == kDeviceToHost || type == kDeviceToDevice;
     if (is_memcpy && s.has_correlation_id) {
-      memcpy_types->Set(s.correlation_id, {type, begin_ps, end_ps});
+      memcpy_types->Add(s.correlation_id, {type, begin_ps, end_ps});
     }
 
     int32_t group = -1;
@@ -393,7 +361,7 @@ struct OpenHostEvent {
 };
 
 void ProcessHostPlane(const XPlaneVisitor& plane, const XSpaceStepGroups& groups,
-                      StepWindowMode mode, bool has_device, const MemcpyTypeMap& memcpy_types,
+                      StepWindowMode mode, bool has_device, const DeviceCopies& memcpy_types,
                       StepDbBuilder* steps, InputOpMetricsBuilder* input_ops) {
   const bool collect_spans = mode != StepWindowMode::kDeviceOnly;
   const RootSpanIndex root_spans(groups.groups);
@@ -415,6 +383,7 @@ void ProcessHostPlane(const XPlaneVisitor& plane, const XSpaceStepGroups& groups
         li < groups.host_event_group.size() ? &groups.host_event_group[li] : nullptr;
     LineEventGroups::Cursor group_cursor;
     RootSpanIndex::Cursor root_cursor;
+    DeviceCopies::Cursor copy_cursor;
     for (size_t ei = 0; ei < line.num_events(); ++ei) {
       XEventVisitor event = line.event(ei);
       if (event.is_aggregate()) continue;
@@ -468,7 +437,8 @@ void ProcessHostPlane(const XPlaneVisitor& plane, const XSpaceStepGroups& groups
         if (has_device && (s.has_correlation_id || kind.executor_process)) {
           type = kHostPrepare;
           const DeviceCopy* copy =
-              s.has_correlation_id ? memcpy_types.Find(s.correlation_id) : nullptr;
+              s.has_correlation_id ? memcpy_types.Find(s.correlation_id, &copy_cursor)
+                                   : nullptr;
           if (copy != nullptr) {
             // [launch | copy | launch], each part clipped to the call.
             const DeviceCopy& c = *copy;
@@ -620,13 +590,13 @@ absl::StatusOr<StepAnalyses> ConvertXSpaceToStepAnalyses(const xplane::XSpaceDat
     steps.Reserve(num_events);
   }
   DeviceOpMetricsBuilder device_ops;
-  MemcpyTypeMap memcpy_types;
+  DeviceCopies memcpy_types;
   for (size_t i = 0; i < gpu_planes.size(); ++i) {
     XPlaneVisitor plane(&space, gpu_planes[i], base_ns);
     ProcessDevicePlane(plane, i, &precision_hints, &groups, &steps, &device_ops, &memcpy_types);
   }
   groups.group_by_correlation_id = {};  // Done with: free before the host pass.
-  memcpy_types.Seal();
+  memcpy_types.Finish();
   InputOpMetricsBuilder input_ops;
   if (host) {
     ProcessHostPlane(*host, groups, host_pass_mode, has_device, memcpy_types, &steps,

@@ -68,8 +68,17 @@ std::optional<tbprof::GpuDeviceSummary> SummarizeDevice(std::vector<KernelSpan>*
                                                         const std::vector<TimeInterval>& steps,
                                                         int64_t sm_count) {
   if (kernels->empty()) return std::nullopt;
-  std::sort(kernels->begin(), kernels->end(),
-            [](const KernelSpan& a, const KernelSpan& b) { return a.begin_ps < b.begin_ps; });
+  const auto by_begin = [](const KernelSpan& a, const KernelSpan& b) {
+    return a.begin_ps < b.begin_ps;
+  };
+  // Kernels of one stream come strictly ascending: then the sorted order is
+  // the one there is (with distinct keys std::sort has a single answer;
+  // with equal ones it is left to std::sort, as before).
+  bool strictly_ascending = true;
+  for (size_t i = 1; i < kernels->size() && strictly_ascending; ++i) {
+    strictly_ascending = (*kernels)[i - 1].begin_ps < (*kernels)[i].begin_ps;
+  }
+  if (!strictly_ascending) std::sort(kernels->begin(), kernels->end(), by_begin);
   std::vector<TimeInterval> span;
   if (steps.empty()) {
     int64_t end = kernels->front().end_ps;
@@ -152,6 +161,13 @@ tbprof::GpuSummary ComputeGpuSummary(const xplane::XSpaceData& space,
     // By event metadata index: -1 not yet seen, else Tensor Core use (0/1).
     std::vector<int8_t> tensor_core(plane.num_event_metadata(), -1);
     std::vector<KernelSpan> kernels;
+    {
+      // At most one a line event: reserved, so that the vector is not
+      // regrown and copied; pages past the kernels are never touched.
+      size_t events = 0;
+      plane.ForEachLine([&](const xplane::XLineVisitor& line) { events += line.num_events(); });
+      kernels.reserve(events);
+    }
     plane.ForEachLine([&](const xplane::XLineVisitor& line) {
       if (line.id() >= xplane::kThreadIdStepInfo) return;  // Derived line.
       line.ForEachEvent([&](const xplane::XEventVisitor& event) {

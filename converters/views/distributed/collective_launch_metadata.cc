@@ -29,6 +29,38 @@ std::optional<XStatVisitor> StatAt(const XEventVisitor& e, std::optional<uint32_
   return found;
 }
 
+// The first stat with stat-metadata index `index` of event `event` of
+// `line` (its own stats first, then its metadata's), or null: StatAt() on
+// the raw data, stopping at the first match.
+const xplane::Stat* FirstStatAt(const xplane::Plane& plane, const xplane::Line& line,
+                                size_t event, uint32_t index) {
+  const xplane::Stat* stats = line.stats.data();
+  for (uint32_t i = line.events[event].stats_begin, end = line.stats_end(event); i < end; ++i) {
+    if (stats[i].metadata_index() == index) return stats + i;
+  }
+  for (const xplane::Stat& s : plane.event_metadata[line.events[event].metadata_index()].stats) {
+    if (s.metadata_index() == index) return &s;
+  }
+  return nullptr;
+}
+
+// A bit per low 16 bits of an id of a set: most ids not in the set (the
+// many launches that are not collectives) are told apart without hashing.
+class IdFilter {
+ public:
+  explicit IdFilter(const absl::flat_hash_set<int64_t>& ids) : bits_(kWords, 0) {
+    for (int64_t id : ids) bits_[Bit(id) >> 6] |= uint64_t{1} << (Bit(id) & 63);
+  }
+  // False: `id` is not in the set; true: it may be.
+  bool MayContain(int64_t id) const { return (bits_[Bit(id) >> 6] >> (Bit(id) & 63) & 1) != 0; }
+
+ private:
+  static constexpr size_t kBits = size_t{1} << 16;
+  static constexpr size_t kWords = kBits / 64;
+  static size_t Bit(int64_t id) { return static_cast<size_t>(static_cast<uint64_t>(id) & (kBits - 1)); }
+  std::vector<uint64_t> bits_;
+};
+
 int64_t IntStat(const XEventVisitor& e, std::optional<uint32_t> index, int64_t fallback) {
   std::optional<XStatVisitor> s = StatAt(e, index);
   if (!s) return fallback;
@@ -133,7 +165,11 @@ void CollectiveLaunchMetadata::IndexLaunches(const absl::flat_hash_set<int64_t>&
   };
   std::vector<Open> stack;
   std::vector<size_t> order;
-  host.ForEachLine([&](const xplane::XLineVisitor& line) {
+  const IdFilter wanted_filter(wanted);
+  const xplane::Plane& raw_plane = host.raw();
+  for (size_t li = 0; li < host.num_lines(); ++li) {
+    const xplane::XLineVisitor line = host.line(li);
+    const xplane::Line& raw_line = raw_plane.lines[li];
     const size_t n = line.num_events();
     // Events are (begin asc, duration desc) in files we write; others may not
     // be, and only those need an order of their own (`order` stays empty).
@@ -158,9 +194,9 @@ void CollectiveLaunchMetadata::IndexLaunches(const absl::flat_hash_set<int64_t>&
       while (!stack.empty() && !(stack.back().begin_ps <= begin && end <= stack.back().end_ps)) {
         stack.pop_back();
       }
-      if (std::optional<XStatVisitor> id = StatAt(e, correlation)) {
-        const int64_t cid = id->IntOrUintValue();
-        if (wanted.contains(cid) && !contexts_.contains(cid)) {
+      if (const xplane::Stat* id = FirstStatAt(raw_plane, raw_line, index, *correlation)) {
+        const int64_t cid = XStatVisitor(&host, id).IntOrUintValue();
+        if (wanted_filter.MayContain(cid) && wanted.contains(cid) && !contexts_.contains(cid)) {
           Context context;
           for (auto it = stack.rbegin(); it != stack.rend(); ++it) {
             const uint8_t r = role[it->event.metadata_index()];
@@ -172,7 +208,7 @@ void CollectiveLaunchMetadata::IndexLaunches(const absl::flat_hash_set<int64_t>&
       }
       if (role[e.metadata_index()] != 0) stack.push_back({begin, end, e});
     }
-  });
+  }
 }
 
 void CollectiveLaunchMetadata::Describe(int64_t correlation_id, int64_t world_size,

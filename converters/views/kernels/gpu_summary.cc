@@ -23,6 +23,44 @@ struct KernelSpan {
   bool tensor_core;
 };
 
+// ParseKernelDetails() of the `kernel_details` texts of a plane's events,
+// each text parsed once: cached by its address in the string pool and, for
+// kRef stats, in front of that by the id the stat refers to (most lookups
+// then do not resolve the id to its text). Ids are per plane: call
+// StartPlane() before the stats of each plane.
+class KernelDetailsCache {
+ public:
+  void StartPlane() { ref_slots_.assign(kRefSlots, RefSlot()); }
+  // The details of `stat`'s text, or null when the text is empty.
+  const converters::KernelDetails* Find(const xplane::XStatVisitor& stat) {
+    if (stat.kind() != xplane::StatKind::kRef) return FindText(stat.StrOrRefValue());
+    const uint64_t id = stat.RefId();
+    RefSlot& slot = ref_slots_[(id ^ id >> 12) & (kRefSlots - 1)];
+    if (slot.id_plus_1 != id + 1 || id + 1 == 0) {
+      const converters::KernelDetails* found = FindText(stat.StrOrRefValue());
+      slot = {id + 1, found == nullptr ? -1 : static_cast<int32_t>(found - parsed_.data())};
+    }
+    return slot.index < 0 ? nullptr : &parsed_[static_cast<size_t>(slot.index)];
+  }
+
+ private:
+  struct RefSlot {
+    uint64_t id_plus_1 = 0;  // 0: empty slot.
+    int32_t index = -1;      // Into parsed_; -1: the text is empty.
+  };
+  static constexpr size_t kRefSlots = 1024;
+  const converters::KernelDetails* FindText(absl::string_view text) {
+    if (text.empty()) return nullptr;
+    auto [it, inserted] = index_by_text_.try_emplace(std::make_pair(text.data(), text.size()),
+                                                     static_cast<int32_t>(parsed_.size()));
+    if (inserted) converters::ParseKernelDetails(text, &parsed_.emplace_back());
+    return &parsed_[static_cast<size_t>(it->second)];
+  }
+  std::vector<converters::KernelDetails> parsed_;
+  absl::flat_hash_map<std::pair<const char*, size_t>, int32_t> index_by_text_;
+  std::vector<RefSlot> ref_slots_ = std::vector<RefSlot>(kRefSlots);
+};
+
 double Percent(double part, double whole) { return whole > 0 ? 100.0 * part / whole : 0; }
 
 // The device's summary, or nothing when no kernel time falls in the window.
@@ -30,8 +68,17 @@ std::optional<tbprof::GpuDeviceSummary> SummarizeDevice(std::vector<KernelSpan>*
                                                         const std::vector<TimeInterval>& steps,
                                                         int64_t sm_count) {
   if (kernels->empty()) return std::nullopt;
-  std::sort(kernels->begin(), kernels->end(),
-            [](const KernelSpan& a, const KernelSpan& b) { return a.begin_ps < b.begin_ps; });
+  const auto by_begin = [](const KernelSpan& a, const KernelSpan& b) {
+    return a.begin_ps < b.begin_ps;
+  };
+  // Kernels of one stream come strictly ascending: then the sorted order is
+  // the one there is (with distinct keys std::sort has a single answer;
+  // with equal ones it is left to std::sort, as before).
+  bool strictly_ascending = true;
+  for (size_t i = 1; i < kernels->size() && strictly_ascending; ++i) {
+    strictly_ascending = (*kernels)[i - 1].begin_ps < (*kernels)[i].begin_ps;
+  }
+  if (!strictly_ascending) std::sort(kernels->begin(), kernels->end(), by_begin);
   std::vector<TimeInterval> span;
   if (steps.empty()) {
     int64_t end = kernels->front().end_ps;
@@ -93,7 +140,7 @@ tbprof::GpuSummary ComputeGpuSummary(const xplane::XSpaceData& space,
   MergeIntervals(&windows);
   summary.set_window_from_steps(!windows.empty());
   const int64_t base_ns = xplane::SpaceBaseNs(space);
-  absl::flat_hash_map<std::pair<const char*, size_t>, converters::KernelDetails> details_cache;
+  KernelDetailsCache details_cache;
   for (const xplane::Plane* raw_plane : xplane::FindGpuPlanes(space)) {
     xplane::XPlaneVisitor plane(&space, raw_plane, base_ns);
     std::string name;
@@ -104,27 +151,40 @@ tbprof::GpuSummary ComputeGpuSummary(const xplane::XSpaceData& space,
         sm_count = static_cast<int64_t>(stat.IntOrUintValue());
       }
     });
+    details_cache.StartPlane();
+    // By stat metadata index: 1 kernel_details, 2 achieved occupancy, 0 other.
+    std::vector<uint8_t> stat_role(plane.num_stat_metadata(), 0);
+    for (uint32_t i = 0; i < stat_role.size(); ++i) {
+      if (plane.stat_type(i) == xplane::StatType::kKernelDetails) stat_role[i] = 1;
+      if (plane.stat_type(i) == xplane::StatType::kEstAchievedOccupancyPct) stat_role[i] = 2;
+    }
     // By event metadata index: -1 not yet seen, else Tensor Core use (0/1).
     std::vector<int8_t> tensor_core(plane.num_event_metadata(), -1);
     std::vector<KernelSpan> kernels;
+    {
+      // At most one a line event: reserved, so that the vector is not
+      // regrown and copied; pages past the kernels are never touched.
+      size_t events = 0;
+      plane.ForEachLine([&](const xplane::XLineVisitor& line) { events += line.num_events(); });
+      kernels.reserve(events);
+    }
     plane.ForEachLine([&](const xplane::XLineVisitor& line) {
       if (line.id() >= xplane::kThreadIdStepInfo) return;  // Derived line.
       line.ForEachEvent([&](const xplane::XEventVisitor& event) {
         if (event.is_aggregate() || event.duration_ps() <= 0) return;
-        absl::string_view details;
+        // The first kernel_details with a text.
+        const converters::KernelDetails* details = nullptr;
         double achieved = -1;
         event.ForEachStat([&](const xplane::XStatVisitor& stat) {
-          if (details.empty() && stat.type() == xplane::StatType::kKernelDetails) {
-            details = stat.StrOrRefValue();
-          } else if (stat.type() == xplane::StatType::kEstAchievedOccupancyPct) {
+          const uint8_t role = stat_role[stat.metadata_index()];
+          if (role == 1) {
+            if (details == nullptr) details = details_cache.Find(stat);
+          } else if (role == 2) {
             achieved = stat.DoubleValue();
           }
         });
-        if (details.empty()) return;  // Not a kernel (memcpy, memset, ...).
-        auto [it, inserted] =
-            details_cache.try_emplace(std::make_pair(details.data(), details.size()));
-        if (inserted) converters::ParseKernelDetails(details, &it->second);
-        const converters::KernelDetails& p = it->second;
+        if (details == nullptr) return;  // Not a kernel (memcpy, memset, ...).
+        const converters::KernelDetails& p = *details;
         int8_t& tc = tensor_core[event.metadata_index()];
         if (tc < 0) tc = IsKernelUsingTensorCore(event.name()) ? 1 : 0;
         const double blocks = static_cast<double>(p.grid[0]) * static_cast<double>(p.grid[1]) *

@@ -8,68 +8,88 @@
 
 namespace tbprof::views {
 
+bool CorrelationGroups::MergeRunsInPlace() {
+  // Launches of one thread come with ascending ids: the pending launches are
+  // a few ascending runs, merged pairwise, ids and groups together (no
+  // index permutation to gather by afterwards, and fewer fresh pages: a
+  // second copy of the launches is all that is allocated).
+  constexpr size_t kMaxMergedRuns = 8;
+  const size_t n = pending_ids_.size();
+  std::vector<size_t> run_begin = {0};
+  for (size_t i = 1; i < n; ++i) {
+    if (pending_ids_[i] < pending_ids_[i - 1]) {
+      if (run_begin.size() == kMaxMergedRuns) return false;
+      run_begin.push_back(i);
+    }
+  }
+  if (run_begin.size() == 1) return true;
+  run_begin.push_back(n);
+  std::vector<int64_t> ids(n);
+  std::vector<int32_t> groups(n);
+  while (run_begin.size() > 2) {
+    std::vector<size_t> merged = {0};
+    for (size_t r = 0; r + 1 < run_begin.size(); r += 2) {
+      const size_t begin = run_begin[r], mid = run_begin[r + 1];
+      const size_t end = r + 2 < run_begin.size() ? run_begin[r + 2] : mid;
+      // Stable: on equal ids the first run's launch goes first.
+      size_t i = begin, j = mid, out = begin;
+      while (i < mid && j < end) {
+        if (pending_ids_[j] < pending_ids_[i]) {
+          ids[out] = pending_ids_[j];
+          groups[out++] = pending_groups_[j++];
+        } else {
+          ids[out] = pending_ids_[i];
+          groups[out++] = pending_groups_[i++];
+        }
+      }
+      for (; i < mid; ++i, ++out) {
+        ids[out] = pending_ids_[i];
+        groups[out] = pending_groups_[i];
+      }
+      for (; j < end; ++j, ++out) {
+        ids[out] = pending_ids_[j];
+        groups[out] = pending_groups_[j];
+      }
+      merged.push_back(end);
+    }
+    pending_ids_.swap(ids);
+    pending_groups_.swap(groups);
+    run_begin = std::move(merged);
+  }
+  return true;
+}
+
 std::vector<uint32_t> CorrelationGroups::OrderById() const {
   const size_t n = pending_ids_.size();
-  // Launch order by id, stably (the order of addition among equal ids):
-  // merged runs, or a radix sort of packed (id - min) << index bits | index
-  // keys when they fit in 64 bits, else of (id - min, index) pairs.
-  // Launches of one thread come with ascending ids: a few runs are merged.
-  constexpr size_t kMaxMergedRuns = 8;
+  // Launch order by id, stably (the order of addition among equal ids): a
+  // radix sort of packed (id - min) << index bits | index keys when they
+  // fit in 64 bits, else of (id - min, index) pairs.
   int64_t min_id = pending_ids_[0], max_id = min_id;
-  std::vector<size_t> run_begin = {0};
   for (size_t i = 0; i < n; ++i) {
-    const int64_t id = pending_ids_[i];
-    if (i > 0 && id < pending_ids_[i - 1] && run_begin.size() <= kMaxMergedRuns) {
-      run_begin.push_back(i);  // Counted up to one past the most merged.
-    }
-    min_id = std::min(min_id, id);
-    max_id = std::max(max_id, id);
+    min_id = std::min(min_id, pending_ids_[i]);
+    max_id = std::max(max_id, pending_ids_[i]);
   }
   const uint64_t base = static_cast<uint64_t>(min_id);
-  std::vector<uint32_t> by_id;  // Empty if the launches are sorted.
-  if (run_begin.size() > 1 && run_begin.size() <= kMaxMergedRuns) {
-    // Pairwise merges of neighbouring runs; std::merge takes the first
-    // range's element on ties, so equal ids keep their order of addition.
-    by_id.resize(n);
-    for (size_t i = 0; i < n; ++i) by_id[i] = static_cast<uint32_t>(i);
-    run_begin.push_back(n);
-    std::vector<uint32_t> buffer(n);
-    auto lower = [&](uint32_t a, uint32_t b) { return pending_ids_[a] < pending_ids_[b]; };
-    while (run_begin.size() > 2) {
-      std::vector<size_t> merged = {0};
-      for (size_t r = 0; r + 1 < run_begin.size(); r += 2) {
-        const size_t begin = run_begin[r], mid = run_begin[r + 1];
-        const size_t end = r + 2 < run_begin.size() ? run_begin[r + 2] : mid;
-        std::merge(by_id.begin() + begin, by_id.begin() + mid, by_id.begin() + mid,
-                   by_id.begin() + end, buffer.begin() + begin, lower);
-        merged.push_back(end);
-      }
-      by_id.swap(buffer);
-      run_begin = std::move(merged);
+  std::vector<uint32_t> by_id(n);
+  const uint64_t range = static_cast<uint64_t>(max_id) - base;
+  int range_bits = 0, index_bits = 0;
+  while (range_bits < 64 && (range >> range_bits) != 0) ++range_bits;
+  while (index_bits < 64 && ((n - 1) >> index_bits) != 0) ++index_bits;
+  if (range_bits + index_bits <= 64 && index_bits > 0) {
+    std::vector<uint64_t> keys(n), scratch;
+    for (size_t i = 0; i < n; ++i) {
+      keys[i] = (static_cast<uint64_t>(pending_ids_[i]) - base) << index_bits | i;
     }
-  } else if (run_begin.size() > 1) {
-    by_id.resize(n);
-    const uint64_t range = static_cast<uint64_t>(max_id) - base;
-    int range_bits = 0, index_bits = 0;
-    while (range_bits < 64 && (range >> range_bits) != 0) ++range_bits;
-    while (index_bits < 64 && ((n - 1) >> index_bits) != 0) ++index_bits;
-    if (range_bits + index_bits <= 64 && index_bits > 0) {
-      std::vector<uint64_t> keys(n), scratch;
-      for (size_t i = 0; i < n; ++i) {
-        keys[i] = (static_cast<uint64_t>(pending_ids_[i]) - base) << index_bits | i;
-      }
-      RadixSortUint64(&keys, &scratch);  // Keys are unique: the order is total.
-      const uint64_t mask = UINT64_MAX >> (64 - index_bits);
-      for (size_t i = 0; i < n; ++i) by_id[i] = static_cast<uint32_t>(keys[i] & mask);
-    } else {
-      std::vector<KeyValue> items(n), scratch;
-      for (size_t i = 0; i < n; ++i) {
-        items[i] = {static_cast<uint64_t>(pending_ids_[i]) - base,
-                    static_cast<uint32_t>(i)};
-      }
-      RadixSortPairs(&items, &scratch);
-      for (size_t i = 0; i < n; ++i) by_id[i] = items[i].value;
+    RadixSortUint64(&keys, &scratch);  // Keys are unique: the order is total.
+    const uint64_t mask = UINT64_MAX >> (64 - index_bits);
+    for (size_t i = 0; i < n; ++i) by_id[i] = static_cast<uint32_t>(keys[i] & mask);
+  } else {
+    std::vector<KeyValue> items(n), scratch;
+    for (size_t i = 0; i < n; ++i) {
+      items[i] = {static_cast<uint64_t>(pending_ids_[i]) - base, static_cast<uint32_t>(i)};
     }
+    RadixSortPairs(&items, &scratch);
+    for (size_t i = 0; i < n; ++i) by_id[i] = items[i].value;
   }
   return by_id;
 }
@@ -79,11 +99,10 @@ void CorrelationGroups::Finish() {
   ids_.clear();
   groups_.clear();
   if (n == 0) return;
-  std::vector<uint32_t> by_id = OrderById();
-  if (!by_id.empty()) {
+  if (!MergeRunsInPlace()) {
+    std::vector<uint32_t> by_id = OrderById();
     // Into id order: the ids first, then, with their old order freed, the
-    // groups (the launches are never held twice over). by_id of a few merged
-    // runs reads the old order in a few sequential streams.
+    // groups (the launches are never held twice over).
     std::vector<int64_t> ids(n);
     for (size_t i = 0; i < n; ++i) ids[i] = pending_ids_[by_id[i]];
     pending_ids_ = std::move(ids);

@@ -49,8 +49,10 @@ class CorrelationGroups {
  private:
   // Index of the first id >= correlation_id, searched from `hint` outward.
   size_t LowerBound(int64_t correlation_id, size_t hint) const;
-  // Indices into the pending launches in order of id, stably; empty when
-  // they are in that order already.
+  // Sorts the pending launches by id, stably, when they are a few ascending
+  // runs (or one): true; false, leaving them as they are, for more runs.
+  bool MergeRunsInPlace();
+  // Indices into the pending launches in order of id, stably (a radix sort).
   std::vector<uint32_t> OrderById() const;
 
   // The launches added, until Finish() (12 bytes each: millions in a trace).

@@ -3,6 +3,7 @@
 #include <optional>
 #include <string>
 
+#include "converters/views/steps/xspace_step_grouping.h"
 #include "gtest/gtest.h"
 #include "src/xplane/xspace_builder.h"
 #include "src/xplane/xspace_schema.h"
@@ -25,6 +26,16 @@ class HostBuilder {
     xplane::XEventBuilder e =
         line_->AddEvent(host_->GetOrCreateEventMetadata(name), begin * 1000, dur * 1000);
     if (!types.empty()) e.AddRef(types_, types);
+  }
+  // An op whose input types are a string value, not a ref.
+  void OpStr(const std::string& name, int64_t begin, int64_t dur, const std::string& types) {
+    line_->AddEvent(host_->GetOrCreateEventMetadata(name), begin * 1000, dur * 1000)
+        .AddString(types_, types);
+  }
+  // Following events go to the line with `id` (created on first use).
+  void UseLine(int64_t id, const std::string& name = "") {
+    line_ = host_->GetOrCreateLine(id);
+    if (!name.empty()) line_->SetName(name);
   }
   void Launch(int64_t begin, int64_t correlation) {
     line_->AddEvent(host_->GetOrCreateEventMetadata("cudaLaunchKernel"), begin * 1000, 1000)
@@ -83,6 +94,36 @@ TEST(LaunchPrecisionHintsTest, RepeatedTypeTextsKeepTheirAnswer) {
     EXPECT_EQ(hints.Find(10 + i), i % 2 == 0 ? PrecisionHint::kReduced : PrecisionHint::kFull)
         << "launch " << i;
   }
+}
+
+TEST(LaunchPrecisionHintsBuilderTest, GroupingPassBuildsTheSameHints) {
+  // GroupXSpaceSteps() walking the host events through a builder gives the
+  // hints of Build(): derived lines left out, ops that overlap without
+  // nesting, ref and string type texts, repeated texts.
+  HostBuilder b;
+  b.Op("ProfilerStep#1", 0, 1000, "");
+  b.Op("aten::linear", 10, 100, "[\"c10::BFloat16\"]");
+  b.Launch(20, 1);
+  b.OpStr("aten::mm", 50, 100, "[\"float\"]");  // Overlaps linear's end.
+  b.Launch(105, 2);
+  b.Launch(130, 3);  // After linear's end: in mm only.
+  b.Op("aten::linear", 300, 50, "[\"c10::BFloat16\"]");
+  b.Launch(310, 4);
+  b.Launch(310, 1);  // A repeated id.
+  b.UseLine(2);
+  b.Op("aten::to", 0, 100, "[\"c10::Half\"]");
+  b.Launch(5, 5);
+  b.UseLine(3, "Steps");  // Derived: no hints from it.
+  b.Op("aten::to", 0, 100, "[\"c10::Half\"]");
+  b.Launch(5, 6);
+  const xplane::XPlaneVisitor& plane = b.Plane();
+  LaunchPrecisionHintsBuilder builder(*plane.FindStatMetadata(kInputTypesStat));
+  GroupXSpaceSteps(plane.space(), &plane, &builder);
+  const LaunchPrecisionHints fused = builder.Finish();
+  const LaunchPrecisionHints built = b.Build();
+  EXPECT_EQ(built.Find(5), PrecisionHint::kReduced);
+  EXPECT_EQ(built.Find(6), PrecisionHint::kUnknown);
+  for (int64_t id = 0; id <= 7; ++id) EXPECT_EQ(fused.Find(id), built.Find(id)) << id;
 }
 
 TEST(LazyLaunchPrecisionHintsTest, SameAnswersAsBuild) {

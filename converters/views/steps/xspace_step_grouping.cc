@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "absl/strings/str_cat.h"
+#include "converters/views/steps/xspace_to_step_db.h"
 #include "src/xplane/xspace_schema.h"
 
 namespace tbprof::views {
@@ -18,18 +19,22 @@ using xplane::XStatVisitor;
 
 namespace {
 
-// Stats of one host event that grouping looks at.
+// Stats of one host event that grouping looks at. The flags come first,
+// together: the struct is set up for every host event, and a small one is
+// zeroed with a few vector stores (a larger one took a `rep stos`, whose
+// start-up cost showed in profiles).
 struct HostEventStats {
-  int root_level = 0;  // 0 = not a root.
   bool has_step_num = false;
-  int64_t step_num = 0;
   bool has_iter_num = false;
-  int64_t iter_num = 0;
-  absl::string_view graph_type;
   bool has_correlation_id = false;
-  int64_t correlation_id = 0;
   bool has_group_id = false;
+  PrecisionHint precision_hint = PrecisionHint::kUnknown;  // With a hints builder only.
+  int root_level = 0;  // 0 = not a root.
+  int64_t step_num = 0;
+  int64_t iter_num = 0;
+  int64_t correlation_id = 0;
   int64_t group_id = 0;
+  absl::string_view graph_type;
   absl::string_view step_name;
 };
 
@@ -56,12 +61,29 @@ std::vector<uint8_t> ReadStatMetadata(const XPlaneVisitor& plane) {
   return read;
 }
 
-// `read_stat`: ReadStatMetadata() of the event's plane.
+// Marks the `input_types` stat of `hints` (may be null) in a
+// ReadStatMetadata() table: 2, read for the hints.
+void MarkHintStat(const LaunchPrecisionHintsBuilder* hints, std::vector<uint8_t>* read_stat) {
+  if (hints != nullptr) (*read_stat)[hints->types_stat()] = 2;
+}
+
+// `read_stat`: ReadStatMetadata() of the event's plane, maybe marked by
+// MarkHintStat(). With `hints` (may be null: the marked stats are skipped),
+// s.precision_hint starts at `inherited_hint` and is refined by the
+// event's input types.
 HostEventStats ReadHostEventStats(const XEventVisitor& event,
-                                  const std::vector<uint8_t>& read_stat) {
+                                  const std::vector<uint8_t>& read_stat,
+                                  LaunchPrecisionHintsBuilder* hints = nullptr,
+                                  PrecisionHint inherited_hint = PrecisionHint::kUnknown) {
   HostEventStats s;
+  s.precision_hint = inherited_hint;
   event.ForEachStat([&](const XStatVisitor& stat) {
-    if (!read_stat[stat.metadata_index()]) return;
+    const uint8_t read = read_stat[stat.metadata_index()];
+    if (!read) return;
+    if (read == 2) {  // Input types: read for the hints only.
+      if (hints != nullptr) hints->Refine(stat, &s.precision_hint);
+      return;
+    }
     switch (stat.type()) {
       case StatType::kIsRoot:
         s.root_level = static_cast<int>(stat.IntValue());
@@ -230,7 +252,8 @@ int32_t GetOrAddPregroupedGroup(int64_t group_id, XSpaceStepGroups* groups) {
 }
 
 XSpaceStepGroups GroupXSpaceSteps(const xplane::XSpaceData& space,
-                                  const XPlaneVisitor* host_plane) {
+                                  const XPlaneVisitor* host_plane,
+                                  LaunchPrecisionHintsBuilder* hints) {
   XSpaceStepGroups out;
   out.pregrouped = IsXSpaceGrouped(space);
   if (host_plane == nullptr) return out;
@@ -242,7 +265,8 @@ XSpaceStepGroups GroupXSpaceSteps(const xplane::XSpaceData& space,
   }
 
   // Pass 1: roots, launch events.
-  const std::vector<uint8_t> read_stat = ReadStatMetadata(host);
+  std::vector<uint8_t> read_stat = ReadStatMetadata(host);
+  MarkHintStat(hints, &read_stat);
   std::vector<RootRef> roots;
   // Launches go into the index at once, their groups set in pass 3; this
   // marks which events they are, a bit per event of each line.
@@ -258,9 +282,16 @@ XSpaceStepGroups GroupXSpaceSteps(const xplane::XSpaceData& space,
     const size_t n = line.num_events();
     is_launch[li].assign((n + 63) / 64, 0);
     stack.clear();
+    // The hints are built from the thread lines, aggregates included.
+    LaunchPrecisionHintsBuilder* const line_hints =
+        hints != nullptr && !IsDerivedLine(line.id(), line.name()) ? hints : nullptr;
+    if (line_hints != nullptr) line_hints->StartLine();
     for (size_t ei = 0; ei < n; ++ei) {
       XEventVisitor event = line.event(ei);
-      if (event.is_aggregate()) continue;  // Counts, not times.
+      if (event.is_aggregate()) {  // Counts, not times.
+        if (line_hints != nullptr) line_hints->AddEvent(event);
+        continue;
+      }
       const int64_t begin = event.begin_ps();
       const int64_t end = begin + event.duration_ps();
       while (!stack.empty() &&
@@ -268,7 +299,13 @@ XSpaceStepGroups GroupXSpaceSteps(const xplane::XSpaceData& space,
         stack.pop_back();
       }
       const uint32_t parent_mask = stack.empty() ? 0 : stack.back().root_levels_mask;
-      HostEventStats s = ReadHostEventStats(event, read_stat);
+      HostEventStats s =
+          line_hints != nullptr
+              ? ReadHostEventStats(event, read_stat, line_hints, line_hints->Open(begin))
+              : ReadHostEventStats(event, read_stat);
+      if (line_hints != nullptr) {
+        line_hints->Close(end, s.precision_hint, s.has_correlation_id, s.correlation_id);
+      }
       uint32_t mask = parent_mask;
       if (s.root_level > 0) {
         int64_t step_num = s.has_iter_num ? s.iter_num : (s.has_step_num ? s.step_num : -1);

@@ -29,6 +29,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "converters/views/steps/correlation_groups.h"
+#include "converters/views/steps/launch_precision.h"
 #include "src/xplane/xspace_data.h"
 #include "src/xplane/xspace_visitor.h"
 
@@ -121,8 +122,13 @@ bool IsXSpaceGrouped(const xplane::XSpaceData& space);
 // Never fails: events it cannot place stay ungrouped. Runs in O(events)
 // plus sorting the roots (events inside roots of several levels are visited
 // once per level); holds 4 bytes per host event while it runs.
+// With `hints` (may be null; a builder for `host_plane`'s `input_types`
+// stat), the first pass over the host events also walks them through it
+// (LaunchPrecisionHintsBuilder), unless the space is pregrouped: then
+// `hints` is left untouched.
 XSpaceStepGroups GroupXSpaceSteps(const xplane::XSpaceData& space,
-                                  const xplane::XPlaneVisitor* host_plane);
+                                  const xplane::XPlaneVisitor* host_plane,
+                                  LaunchPrecisionHintsBuilder* hints = nullptr);
 
 // Returns the dense group of a pre-grouped `group_id`, creating the group.
 int32_t GetOrAddPregroupedGroup(int64_t group_id, XSpaceStepGroups* groups);

@@ -12,6 +12,7 @@
 #include "absl/strings/str_split.h"
 #include "converters/views/common/precision.h"
 #include "converters/views/common/tensor_core.h"
+#include "converters/views/steps/device_copies.h"
 #include "converters/views/steps/event_type_span.h"
 #include "converters/views/steps/launch_precision.h"
 #include "converters/views/steps/step_db_builder.h"
@@ -92,38 +93,10 @@ DeviceEventStats ReadDeviceEventStats(const XEventVisitor& event,
   return s;
 }
 
-// Device copies by correlation id. The host call that issued a copy is a
-// launch (HOST_PREPARE), which outranks HOST_TO_DEVICE; while the copy itself
-// runs, the call's span is typed as the copy instead, so that a synchronous
-// cudaMemcpy does not hide the transfer it waits for.
-struct DeviceCopy {
-  EventType type;
-  int64_t begin_ps;
-  int64_t end_ps;
-};
-// The copies by correlation id, with a bit filter that answers most
-// lookups of ids without a copy (millions of launches, a few copies)
-// without a hash lookup.
-class MemcpyTypeMap {
- public:
-  void Set(int64_t correlation_id, const DeviceCopy& copy) {
-    copies_[correlation_id] = copy;
-    filter_[Bit(correlation_id) >> 6] |= uint64_t{1} << (Bit(correlation_id) & 63);
-  }
-  const DeviceCopy* Find(int64_t correlation_id) const {
-    if ((filter_[Bit(correlation_id) >> 6] >> (Bit(correlation_id) & 63) & 1) == 0) return nullptr;
-    auto it = copies_.find(correlation_id);
-    return it == copies_.end() ? nullptr : &it->second;
-  }
-
- private:
-  static constexpr int kFilterBits = 16;
-  static size_t Bit(int64_t id) {
-    return static_cast<size_t>(static_cast<uint64_t>(id) & ((uint64_t{1} << kFilterBits) - 1));
-  }
-  absl::flat_hash_map<int64_t, DeviceCopy> copies_;
-  std::vector<uint64_t> filter_ = std::vector<uint64_t>((size_t{1} << kFilterBits) / 64, 0);
-};
+// Device copies by correlation id (DeviceCopies). The host call that issued
+// a copy is a launch (HOST_PREPARE), which outranks HOST_TO_DEVICE; while
+// the copy itself runs, the call's span is typed as the copy instead, so
+// that a synchronous cudaMemcpy does not hide the transfer it waits for.
 
 // Walks the events of a device plane's stream lines in time order (k-way
 // merge; ties in line order), as the plugin's ProcessUngroupedEvents does.
@@ -174,7 +147,7 @@ class DeviceEventMerger {
 void ProcessDevicePlane(const XPlaneVisitor& plane, size_t plane_index,
                         LazyLaunchPrecisionHints* precision_hints, XSpaceStepGroups* groups,
                         StepDbBuilder* steps, DeviceOpMetricsBuilder* ops,
-                        MemcpyTypeMap* memcpy_types) {
+                        DeviceCopies* memcpy_types) {
   // EventType from the name only, per event metadata (-1 = not computed).
   std::vector<int16_t> type_by_metadata(plane.num_event_metadata(), -1);
   // Whether the name says nothing about precision (-1 = not computed): then
@@ -211,7 +184,7 @@ void ProcessDevicePlane(const XPlaneVisitor& plane, size_t plane_index,
     const bool is_memcpy =
         type == kHostToDevice || type == kDeviceToHost || type == kDeviceToDevice;
     if (is_memcpy && s.has_correlation_id) {
-      memcpy_types->Set(s.correlation_id, {type, begin_ps, end_ps});
+      memcpy_types->Add(s.correlation_id, {type, begin_ps, end_ps});
     }
 
     int32_t group = -1;
@@ -232,6 +205,24 @@ void ProcessDevicePlane(const XPlaneVisitor& plane, size_t plane_index,
       steps->AddMemoryTransfer(group, type, duration_ps, ParseNumBytes(s.memcpy_details));
     }
   });
+}
+
+// Whether some kernel of `gpu_planes` has a name that, by itself, makes it
+// 32-bit compute and says nothing about precision: the events that
+// ProcessDevicePlane() asks the launch precision hints about have such
+// names (a cheap test on the names, before the hints are built).
+bool MayNeedPrecisionHints(const xplane::XSpaceData& space,
+                           const std::vector<const xplane::Plane*>& gpu_planes) {
+  for (const xplane::Plane* plane : gpu_planes) {
+    for (const xplane::EventMetadata& md : plane->event_metadata) {
+      const absl::string_view name = space.strings.Get(md.name);
+      if (ClassifyGpuEvent(name, /*tensor_shapes=*/"") == kDeviceCompute32 &&
+          PrecisionOfText(name) == PrecisionHint::kUnknown && !IsKernelUsingTensorCore(name)) {
+        return true;
+      }
+    }
+  }
+  return false;
 }
 
 // ---- Host plane -------------------------------------------------------------------
@@ -268,9 +259,33 @@ struct HostEventStats {
   absl::string_view ipl_stage_category;
 };
 
-HostEventStats ReadHostEventStats(const XEventVisitor& event) {
+// Per stat metadata of the host plane: whether ReadHostEventStats() reads
+// stats of it. Most stats of a host event (shapes, input types, call
+// stacks, ...) are not: a well-predicted test skips them before the switch.
+std::vector<uint8_t> HostStatsRead(const XPlaneVisitor& plane) {
+  std::vector<uint8_t> read(plane.num_stat_metadata(), 0);
+  for (uint32_t i = 0; i < read.size(); ++i) {
+    switch (plane.stat_type(i)) {
+      case StatType::kCorrelationId:
+      case StatType::kIsRoot:
+      case StatType::kStepName:
+      case StatType::kIplStageName:
+      case StatType::kIplStageCategory:
+        read[i] = 1;
+        break;
+      default:
+        break;
+    }
+  }
+  return read;
+}
+
+// `read_stat`: HostStatsRead() of the event's plane.
+HostEventStats ReadHostEventStats(const XEventVisitor& event,
+                                  const std::vector<uint8_t>& read_stat) {
   HostEventStats s;
   event.ForEachStat([&](const XStatVisitor& stat) {
+    if (!read_stat[stat.metadata_index()]) return;
     switch (stat.type()) {
       case StatType::kCorrelationId:
         s.has_correlation_id = true;
@@ -346,11 +361,12 @@ struct OpenHostEvent {
 };
 
 void ProcessHostPlane(const XPlaneVisitor& plane, const XSpaceStepGroups& groups,
-                      StepWindowMode mode, bool has_device, const MemcpyTypeMap& memcpy_types,
+                      StepWindowMode mode, bool has_device, const DeviceCopies& memcpy_types,
                       StepDbBuilder* steps, InputOpMetricsBuilder* input_ops) {
   const bool collect_spans = mode != StepWindowMode::kDeviceOnly;
   const RootSpanIndex root_spans(groups.groups);
   std::vector<HostKind> kinds(plane.num_event_metadata());
+  const std::vector<uint8_t> read_stat = HostStatsRead(plane);
   std::vector<OpenHostEvent> stack;
   auto pop = [&]() {
     const OpenHostEvent& e = stack.back();
@@ -367,6 +383,7 @@ void ProcessHostPlane(const XPlaneVisitor& plane, const XSpaceStepGroups& groups
         li < groups.host_event_group.size() ? &groups.host_event_group[li] : nullptr;
     LineEventGroups::Cursor group_cursor;
     RootSpanIndex::Cursor root_cursor;
+    DeviceCopies::Cursor copy_cursor;
     for (size_t ei = 0; ei < line.num_events(); ++ei) {
       XEventVisitor event = line.event(ei);
       if (event.is_aggregate()) continue;
@@ -375,7 +392,7 @@ void ProcessHostPlane(const XPlaneVisitor& plane, const XSpaceStepGroups& groups
       while (!stack.empty() && !(stack.back().begin_ps <= begin && end <= stack.back().end_ps)) {
         pop();
       }
-      const HostEventStats s = ReadHostEventStats(event);
+      const HostEventStats s = ReadHostEventStats(event, read_stat);
       const HostKind& kind = KindOf(event, &kinds);
       const bool parent_in_stage = !stack.empty() && stack.back().in_input_stage;
       const bool is_stage = !s.ipl_stage_name.empty();
@@ -420,7 +437,8 @@ void ProcessHostPlane(const XPlaneVisitor& plane, const XSpaceStepGroups& groups
         if (has_device && (s.has_correlation_id || kind.executor_process)) {
           type = kHostPrepare;
           const DeviceCopy* copy =
-              s.has_correlation_id ? memcpy_types.Find(s.correlation_id) : nullptr;
+              s.has_correlation_id ? memcpy_types.Find(s.correlation_id, &copy_cursor)
+                                   : nullptr;
           if (copy != nullptr) {
             // [launch | copy | launch], each part clipped to the call.
             const DeviceCopy& c = *copy;
@@ -548,7 +566,18 @@ absl::StatusOr<StepAnalyses> ConvertXSpaceToStepAnalyses(const xplane::XSpaceDat
       with_other_breakdown && mode == StepWindowMode::kDeviceOnly ? mode_of(other_breakdown)
                                                                   : mode;
 
-  XSpaceStepGroups groups = GroupXSpaceSteps(space, host ? &*host : nullptr);
+  // The launch precision hints, when kernel names may ask for them, are
+  // built by the grouping's pass over the host events (not a pass of their
+  // own on the first ask).
+  LazyLaunchPrecisionHints precision_hints(host && has_device ? &*host : nullptr);
+  std::optional<LaunchPrecisionHintsBuilder> hints_builder;
+  if (precision_hints.possible() && MayNeedPrecisionHints(space, gpu_planes)) {
+    hints_builder.emplace(*host->FindStatMetadata(kInputTypesStat));
+  }
+  XSpaceStepGroups groups = GroupXSpaceSteps(space, host ? &*host : nullptr,
+                                             hints_builder ? &*hints_builder : nullptr);
+  if (hints_builder.has_value() && !groups.pregrouped) precision_hints.Set(hints_builder->Finish());
+  hints_builder.reset();
   StepDbBuilder steps(gpu_planes.size());
   {
     size_t num_events = 0;  // At most one span per event.
@@ -561,13 +590,13 @@ absl::StatusOr<StepAnalyses> ConvertXSpaceToStepAnalyses(const xplane::XSpaceDat
     steps.Reserve(num_events);
   }
   DeviceOpMetricsBuilder device_ops;
-  MemcpyTypeMap memcpy_types;
-  LazyLaunchPrecisionHints precision_hints(host && has_device ? &*host : nullptr);
+  DeviceCopies memcpy_types;
   for (size_t i = 0; i < gpu_planes.size(); ++i) {
     XPlaneVisitor plane(&space, gpu_planes[i], base_ns);
     ProcessDevicePlane(plane, i, &precision_hints, &groups, &steps, &device_ops, &memcpy_types);
   }
   groups.group_by_correlation_id = {};  // Done with: free before the host pass.
+  memcpy_types.Finish();
   InputOpMetricsBuilder input_ops;
   if (host) {
     ProcessHostPlane(*host, groups, host_pass_mode, has_device, memcpy_types, &steps,

@@ -45,19 +45,18 @@ std::vector<TimeInterval> StepWindows(const tensorflow::profiler::StepDatabaseRe
   return windows;
 }
 
-// The step-based views: overview page and input-pipeline analysis share one
-// step analysis.
-absl::Status ComputeStepViews(const xplane::XSpaceData& space, const ViewOptions& options,
-                              PhaseTimings* timings, AllViews* views) {
-  ScopedPhase phase(timings, "views: steps+overview+input");
+// The step analysis and the views only it feeds: overview page and
+// input-pipeline analysis (one analysis for both) and the breakdown
+// summaries. `step_db` receives the analysed steps, for ComputeStepWindowViews().
+absl::Status ComputeStepAnalysisViews(const xplane::XSpaceData& space, const ViewOptions& options,
+                                      AllViews* views,
+                                      tensorflow::profiler::StepDatabaseResult* step_db) {
   TBPROF_ASSIGN_OR_RETURN(
       StepAnalyses analyses,
       ConvertXSpaceToStepAnalyses(space, options.steps, options.compare_breakdowns));
-  const StepAnalysis& analysis = analyses.analysis;
+  StepAnalysis& analysis = analyses.analysis;
   views->overview = ConvertStepAnalysisToOverviewPage(analysis);
   views->input_pipeline = ConvertOpStatsToInputPipelineAnalysis(analysis.op_stats);
-  views->rank_comms = ConvertXSpaceToRankComms(space, analysis.op_stats.step_db());
-  views->gpu_summary = ComputeGpuSummary(space, StepWindows(analysis.op_stats.step_db()));
   views->breakdown = SummarizeBreakdown(options.steps.breakdown, views->input_pipeline);
   if (analyses.has_other) {
     // The other breakdown's steps come from the same passes over the events.
@@ -66,6 +65,41 @@ absl::Status ComputeStepViews(const xplane::XSpaceData& space, const ViewOptions
                            ConvertOpStatsToInputPipelineAnalysis(analyses.other.op_stats));
     views->has_other_breakdown = true;
   }
+  *step_db = std::move(*analysis.op_stats.mutable_step_db());
+  return absl::OkStatus();
+}
+
+// The views over the analysed steps' time windows: this host's part of the
+// distributed view and the GPU summary; with `parallel`, the first on a
+// second thread.
+void ComputeStepWindowViews(const xplane::XSpaceData& space,
+                            const tensorflow::profiler::StepDatabaseResult& step_db,
+                            bool parallel, PhaseTimings* timings, AllViews* views) {
+  auto rank_comms = [&] {
+    ScopedPhase phase(timings, "views: rank comms");
+    views->rank_comms = ConvertXSpaceToRankComms(space, step_db);
+  };
+  std::thread worker;
+  if (parallel) {
+    worker = std::thread(rank_comms);
+  } else {
+    rank_comms();
+  }
+  {
+    ScopedPhase phase(timings, "views: GPU summary");
+    views->gpu_summary = ComputeGpuSummary(space, StepWindows(step_db));
+  }
+  if (worker.joinable()) worker.join();
+}
+
+// The step-based views, one after the other on this thread.
+absl::Status ComputeStepViews(const xplane::XSpaceData& space, const ViewOptions& options,
+                              PhaseTimings* timings, AllViews* views) {
+  ScopedPhase phase(timings, "views: steps+overview+input");
+  tensorflow::profiler::StepDatabaseResult step_db;
+  TBPROF_RETURN_IF_ERROR(ComputeStepAnalysisViews(space, options, views, &step_db));
+  views->rank_comms = ConvertXSpaceToRankComms(space, step_db);
+  views->gpu_summary = ComputeGpuSummary(space, StepWindows(step_db));
   return absl::OkStatus();
 }
 
@@ -180,21 +214,36 @@ absl::StatusOr<AllViews> ComputeAllViews(const xplane::XSpaceData& space,
   // event) fit beside the step analysis'.
   AllViews views;
   const bool ops_beside_steps = OperatorViewsBesideSteps(space, options);
-  auto kernels_and_memory = [&] {
-    ComputeKernelAndMemoryViews(space, options, timings, &views);
-    if (ops_beside_steps) ComputeOperatorViews(space, options, timings, &views);
-  };
+  if (ops_beside_steps) {
+    // Two threads busy until the end: the step analysis on this one; kernel
+    // stats, memory profile and op tree views on the other; then the two
+    // views over the steps' windows, one on each.
+    std::thread worker([&] {
+      ComputeKernelAndMemoryViews(space, options, timings, &views);
+      ComputeOperatorViews(space, options, timings, &views);
+    });
+    tensorflow::profiler::StepDatabaseResult step_db;
+    absl::Status steps_status;
+    {
+      ScopedPhase phase(timings, "views: steps+overview+input");
+      steps_status = ComputeStepAnalysisViews(space, options, &views, &step_db);
+    }
+    worker.join();
+    TBPROF_RETURN_IF_ERROR(steps_status);
+    ComputeStepWindowViews(space, step_db, /*parallel=*/true, timings, &views);
+    return views;
+  }
   absl::Status steps_status;
   if (options.parallel) {
-    std::thread worker(kernels_and_memory);
+    std::thread worker([&] { ComputeKernelAndMemoryViews(space, options, timings, &views); });
     steps_status = ComputeStepViews(space, options, timings, &views);
     worker.join();
   } else {
     steps_status = ComputeStepViews(space, options, timings, &views);
-    if (steps_status.ok()) kernels_and_memory();
+    if (steps_status.ok()) ComputeKernelAndMemoryViews(space, options, timings, &views);
   }
   TBPROF_RETURN_IF_ERROR(steps_status);
-  if (!ops_beside_steps) ComputeOperatorViews(space, options, timings, &views);
+  ComputeOperatorViews(space, options, timings, &views);
   return views;
 }
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/hash/hash.h"
 #include "absl/strings/string_view.h"
 #include "converters/views/operators/op_tree_device_sums.h"
 #include "converters/views/operators/op_tree_host_events.h"
@@ -29,6 +30,8 @@ using op_tree_internal::IsHostRuleOp;
 using op_tree_internal::IsPythonLine;
 using op_tree_internal::IsTfOpRuleOp;
 using op_tree_internal::kMayHaveDevice;
+using op_tree_internal::kMetadataRoleStats;
+using op_tree_internal::MarkMetadataRoleStats;
 using op_tree_internal::kNoDevice;
 using op_tree_internal::LaunchTable;
 using op_tree_internal::NestingOrder;
@@ -74,11 +77,38 @@ class TreeBuilder {
   // The OpTree::inputs entry of the call's texts. Keyed by where the texts
   // are (interned strings): equal texts at different places only cost an
   // extra entry, never a wrong one.
+  //
+  // In front of the map, a direct-mapped cache of entries by where the
+  // texts are answers most calls with a multiplication and a comparison
+  // with the entry (a trace has few distinct texts, each used by many
+  // calls): only its misses hash the key.
   uint32_t InputsIndex(const HostEventInfo& info) {
     if (info.input_dims.empty() && info.input_types.empty() && info.concrete_inputs.empty() &&
         info.call_stack.empty()) {
       return 0;
     }
+    auto at = [](absl::string_view text) {
+      return static_cast<uint64_t>(reinterpret_cast<uintptr_t>(text.data()));
+    };
+    auto same_place = [](absl::string_view a, absl::string_view b) {
+      return a.data() == b.data() && a.size() == b.size();
+    };
+    const uint64_t mix = (at(info.input_dims) ^ (at(info.input_types) << 21)) ^
+                         ((at(info.concrete_inputs) << 42) ^ (at(info.call_stack) >> 21));
+    uint32_t& cached = inputs_cache_[(mix * 0x9E3779B97F4A7C15ull) >> (64 - kInputsCacheBits)];
+    const OpInputsText& entry = tree_.inputs[cached];  // inputs[0]: all "", never a hit.
+    if (same_place(entry.input_dims, info.input_dims) &&
+        same_place(entry.input_types, info.input_types) &&
+        same_place(entry.concrete_inputs, info.concrete_inputs) &&
+        same_place(entry.call_stack, info.call_stack)) {
+      return cached;
+    }
+    cached = InputsIndexOfKey(info);
+    return cached;
+  }
+
+  // InputsIndex through the map.
+  uint32_t InputsIndexOfKey(const HostEventInfo& info) {
     auto [it, inserted] = inputs_index_.try_emplace(
         InputsKey{{info.input_dims.data(), info.input_types.data(), info.concrete_inputs.data(),
                    info.call_stack.data()},
@@ -97,8 +127,9 @@ class TreeBuilder {
     const xplane::XPlaneVisitor& plane = *tree_.host_plane;
     const std::vector<StatRole> roles = StatRoles(plane);
     const StatTexts texts(plane);
-    const std::vector<uint8_t> name_flags = HostNameFlags(plane);
+    std::vector<uint8_t> name_flags = HostNameFlags(plane);
     tree_.ops_from_tf_op = HostMarksOps(plane, name_flags);
+    MarkMetadataRoleStats(plane, roles, &name_flags);
     // At most one call per event: reserving that bound avoids copying the
     // calls as the vector grows, and costs no memory beyond the calls (pages
     // never written are never mapped).
@@ -157,6 +188,7 @@ class TreeBuilder {
       int64_t begin_ps, end_ps;
     };
     std::vector<Open> stack;
+    HostEventInfo info;  // Of the current event.
     const NestingOrder order(line);
     for (size_t k = 0; k < order.size(); ++k) {
       const uint32_t event = order[k];
@@ -168,7 +200,9 @@ class TreeBuilder {
         if (begin >= top.begin_ps && end <= top.end_ps) break;
         stack.pop_back();
       }
-      const HostEventInfo info = ReadHostEvent(e, roles, texts);
+      const uint8_t flags = name_flags[e.metadata_index()];
+      ReadHostEvent(*t.line, event, tree_.host_plane->raw(), (flags & kMetadataRoleStats) != 0,
+                    roles, texts, &info);
       const int32_t enclosing = stack.empty() ? kNoOp : stack.back().op;
       if (info.has_correlation) {
         launches_.Add(info.correlation, enclosing);
@@ -180,20 +214,22 @@ class TreeBuilder {
           ++calls_that_may_have_device_;
         }
       }
-      if (!IsOp(e, info, name_flags[e.metadata_index()])) continue;
-      OpCall op;
+      if (!IsOp(e, info, flags)) continue;
       // The op's name: its own (tf_op, when marked, is the same for PyTorch;
       // TensorFlow names its host ops "name:Type" either way).
       int32_t& name = host_name_of_metadata_[e.metadata_index()];
       if (name == kNoOp) name = NameIndex(e.name());
-      op.name = name;
-      op.event = event;
-      op.parent = enclosing;
-      op.inputs = InputsIndex(info);
+      const uint32_t inputs = InputsIndex(info);
       if (!info.input_dims.empty()) ++tree_.ops_with_input_dims;
       if (!info.call_stack.empty()) ++tree_.ops_with_call_stack;
       stack.push_back({static_cast<int32_t>(tree_.ops.size()), begin, end});
-      tree_.ops.push_back(op);
+      // Written field by field in place: a call built aside and copied was
+      // read back before its stores had landed (a stall per call).
+      OpCall& op = tree_.ops.emplace_back();
+      op.event = event;
+      op.name = name;
+      op.parent = enclosing;
+      op.inputs = inputs;
     }
     t.end_op = static_cast<int32_t>(tree_.ops.size());
   }
@@ -238,40 +274,68 @@ class TreeBuilder {
     std::vector<uint8_t> tc(plane.num_event_metadata(), 0);
     plane_kernel_index_.clear();
     plane_last_kernel_use_.assign(plane.num_event_metadata(), LastKernelUse{});
-    plane.ForEachLine([&](const xplane::XLineVisitor& line) {
-      if (IsDerivedLine(line)) return;
+    // By event metadata: whether its own stats have a role (else they need
+    // not be read).
+    std::vector<uint8_t> metadata_stats(plane.num_event_metadata(), 0);
+    for (size_t m = 0; m < metadata_stats.size(); ++m) {
+      for (const xplane::Stat& stat : raw->event_metadata[m].stats) {
+        if (roles[stat.metadata_index()] != StatRole::kNone) metadata_stats[m] = 1;
+      }
+    }
+    for (const xplane::Line& raw_line : raw->lines) {
+      const xplane::XLineVisitor line(&plane, &raw_line);
+      if (IsDerivedLine(line)) continue;
       size_t hint = 0;  // Where this line's previous launch was found.
+      const xplane::Stat* line_stats = raw_line.stats.data();
       for (size_t i = 0; i < line.num_events(); ++i) {
         const xplane::XEventVisitor e = line.event(i);
         if (e.is_aggregate() || e.duration_ps() < 0) continue;
-        AddDeviceEvent(e, gpu, roles, texts, &tc, &hint);
+        // Its stats, then its metadata's (XEventVisitor::ForEachStat order).
+        DeviceEventStats stats;
+        for (uint32_t k = raw_line.events[i].stats_begin, end = raw_line.stats_end(i); k < end;
+             ++k) {
+          ReadDeviceStat(line_stats[k], roles, texts, &stats);
+        }
+        if (metadata_stats[e.metadata_index()]) {
+          for (const xplane::Stat& stat : raw->event_metadata[e.metadata_index()].stats) {
+            ReadDeviceStat(stat, roles, texts, &stats);
+          }
+        }
+        AddDeviceEvent(e, gpu, stats, &tc, &hint);
       }
-    });
+    }
   }
 
-  void AddDeviceEvent(const xplane::XEventVisitor& e, int32_t gpu,
-                      const std::vector<StatRole>& roles, const StatTexts& texts,
-                      std::vector<uint8_t>* tc_cache, size_t* launch_hint) {
-    const int64_t ps = e.duration_ps();
+  // What AddDeviceEvent reads from a device event's stats.
+  struct DeviceEventStats {
     bool has_correlation = false, is_kernel = false;
     int64_t correlation = 0;
-    absl::string_view tf_op;
-    e.ForEachStat([&](const xplane::XStatVisitor& stat) {
-      switch (roles[stat.metadata_index()]) {
-        case StatRole::kCorrelation:
-          has_correlation = true;
-          correlation = stat.IntOrUintValue();
-          break;
-        case StatRole::kTfOp:
-          if (tf_op.empty()) tf_op = texts.Of(stat);
-          break;
-        case StatRole::kKernelDetails:
-          is_kernel = true;
-          break;
-        default:
-          break;
-      }
-    });
+    absl::string_view tf_op;  // The first non-empty one.
+  };
+  static void ReadDeviceStat(const xplane::Stat& stat, const std::vector<StatRole>& roles,
+                             const StatTexts& texts, DeviceEventStats* out) {
+    switch (roles[stat.metadata_index()]) {
+      case StatRole::kCorrelation:
+        out->has_correlation = true;
+        out->correlation = texts.IntOrUint(stat);
+        break;
+      case StatRole::kTfOp:
+        if (out->tf_op.empty()) out->tf_op = texts.Of(stat);
+        break;
+      case StatRole::kKernelDetails:
+        out->is_kernel = true;
+        break;
+      default:
+        break;
+    }
+  }
+
+  void AddDeviceEvent(const xplane::XEventVisitor& e, int32_t gpu, const DeviceEventStats& stats,
+                      std::vector<uint8_t>* tc_cache, size_t* launch_hint) {
+    const int64_t ps = e.duration_ps();
+    const bool has_correlation = stats.has_correlation, is_kernel = stats.is_kernel;
+    const int64_t correlation = stats.correlation;
+    const absl::string_view tf_op = stats.tf_op;
     uint8_t& tc_state = (*tc_cache)[e.metadata_index()];
     if (tc_state == 0) tc_state = IsKernelUsingTensorCore(e.name()) ? 2 : 1;
     const bool tc = tc_state == 2;
@@ -363,15 +427,19 @@ class TreeBuilder {
   };
   struct InputsKeyHash {
     size_t operator()(const InputsKey& k) const {
-      uint64_t h = 0;
-      for (const char* d : k.data) {
-        h = (h ^ reinterpret_cast<uintptr_t>(d)) * 0x9E3779B97F4A7C15ull;
-        h ^= h >> 29;
-      }
-      return static_cast<size_t>(h ^ (h >> 32));
+      // Each place turned by its own amount and the four folded in
+      // parallel, then one multiply mixes them (absl's hash of an integer):
+      // a short dependency chain.
+      auto at = [&](int i) { return static_cast<uint64_t>(reinterpret_cast<uintptr_t>(k.data[i])); };
+      auto rotl = [](uint64_t x, int r) { return (x << r) | (x >> (64 - r)); };
+      return absl::HashOf((at(0) ^ rotl(at(1), 16)) ^ (rotl(at(2), 32) ^ rotl(at(3), 48)));
     }
   };
   absl::flat_hash_map<InputsKey, uint32_t, InputsKeyHash> inputs_index_;
+  // InputsIndex's cache: OpTree::inputs indices (0: none) by a hash of
+  // where the texts are; 4 KB.
+  static constexpr int kInputsCacheBits = 10;
+  uint32_t inputs_cache_[1 << kInputsCacheBits] = {};
 };
 
 }  // namespace

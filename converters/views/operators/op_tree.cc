@@ -274,6 +274,7 @@ class TreeBuilder {
     std::vector<uint8_t> tc(plane.num_event_metadata(), 0);
     plane_kernel_index_.clear();
     plane_last_kernel_use_.assign(plane.num_event_metadata(), LastKernelUse{});
+    plane_last_tf_op_.assign(plane.num_event_metadata(), LastTfOp{});
     // By event metadata: whether its own stats have a role (else they need
     // not be read).
     std::vector<uint8_t> metadata_stats(plane.num_event_metadata(), 0);
@@ -357,7 +358,13 @@ class TreeBuilder {
     }
     int32_t name = kNoOp;
     if (!tf_op.empty()) {
-      name = InternedNameIndex(tf_op);
+      // Most kernels are launched by one op: the last tf_op of the event's
+      // metadata answers without hashing.
+      LastTfOp& last = plane_last_tf_op_[e.metadata_index()];
+      if (last.data != tf_op.data() || last.size != tf_op.size()) {
+        last = {tf_op.data(), tf_op.size(), InternedNameIndex(tf_op)};
+      }
+      name = last.name;
       call = AncestorNamed(call, name);
     } else if (call != kNoOp) {
       name = tree_.ops[call].name;
@@ -411,6 +418,14 @@ class TreeBuilder {
     int32_t index = -1;
   };
   std::vector<LastKernelUse> plane_last_kernel_use_;
+  // Of the current GPU plane, by event metadata: where the last tf_op of
+  // its events was and its InternedNameIndex (data null: none yet).
+  struct LastTfOp {
+    const char* data = nullptr;
+    size_t size = 0;
+    int32_t name = kNoOp;
+  };
+  std::vector<LastTfOp> plane_last_tf_op_;
   // Where an op call's four input texts are. Hashed by where they begin
   // only, in a few multiplications (this runs once per call; absl's hash of
   // the eight words cost more than the rest of the call): equal keys begin

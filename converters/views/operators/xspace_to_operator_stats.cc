@@ -359,7 +359,15 @@ void AddInputShapeRows(const OpTree& tree, const OperatorStatsOptions& o,
   std::vector<OpRow> by_shape;
   std::vector<RowSums> sums;
   std::vector<int32_t> name_of_row;  // Parallel to sums.
+  // The open calls of the current thread with their rows, innermost last:
+  // a call's parent is on it (calls come in nesting order, parents first),
+  // so its row is found without a lookup.
+  struct Open {
+    int32_t op, row;
+  };
+  std::vector<Open> open;
   ForEachCallWithDuration(tree, [&](const OpCall& c, int64_t duration_ps) {
+    const int32_t op = static_cast<int32_t>(&c - tree.ops.data());
     int32_t r = rows.Find(c);
     if (r == ShapeRowIndex::kNew) {
       // A new (name, inputs): its row, or a new one, by (name, shapes, types).
@@ -380,10 +388,14 @@ void AddInputShapeRows(const OpTree& tree, const OperatorStatsOptions& o,
       }
     }
     sums[r].Add(duration_ps, tree.DeviceOf(c));
+    while (!open.empty() && open.back().op != c.parent) open.pop_back();
     if (c.parent >= 0) {
       // The parent came first: its row is known.
-      sums[rows.Find(tree.ops[c.parent])].host_self_ps -= duration_ps;
+      const int32_t parent_row =
+          !open.empty() ? open.back().row : rows.Find(tree.ops[c.parent]);
+      sums[parent_row].host_self_ps -= duration_ps;
     }
+    open.push_back({op, r});
   });
   for (size_t i = 0; i < sums.size(); ++i) {
     sums[i].AddTo(&by_shape[i]);

@@ -181,6 +181,35 @@ class TreeBuilder {
     t.name = line.name();
     t.line = &tree_.host_plane->raw().lines[line_index];
     t.first_op = static_cast<int32_t>(tree_.ops.size());
+    // Most lines are in nesting order: they are read in index order, checked
+    // on the way (one pass over the events, not two). A line that is not is
+    // read again, sorted, after what the first pass added is taken back
+    // (names and inputs entries stay: they are the same the second pass
+    // adds, and their order does not matter to the views).
+    const size_t launches = launches_.size();
+    const size_t calls_that_may_have_device = calls_that_may_have_device_;
+    const int64_t ops_with_input_dims = tree_.ops_with_input_dims;
+    const int64_t ops_with_call_stack = tree_.ops_with_call_stack;
+    if (!AddThreadCalls</*kCheckOrder=*/true>(line, t, roles, texts, name_flags, nullptr)) {
+      tree_.ops.resize(static_cast<size_t>(t.first_op));
+      launches_.Truncate(launches);
+      calls_that_may_have_device_ = calls_that_may_have_device;
+      tree_.ops_with_input_dims = ops_with_input_dims;
+      tree_.ops_with_call_stack = ops_with_call_stack;
+      const NestingOrder order(line);
+      AddThreadCalls</*kCheckOrder=*/false>(line, t, roles, texts, name_flags, &order);
+    }
+    t.end_op = static_cast<int32_t>(tree_.ops.size());
+  }
+
+  // Adds the calls and launches of thread `t`'s line, its events taken in
+  // `order`, or, with kCheckOrder, in index order while checking that this
+  // is nesting order (as NestingOrder does): then false when it is not,
+  // having stopped at the first event out of order.
+  template <bool kCheckOrder>
+  bool AddThreadCalls(const xplane::XLineVisitor& line, const OpThread& t,
+                      const std::vector<StatRole>& roles, const StatTexts& texts,
+                      const std::vector<uint8_t>& name_flags, const NestingOrder* order) {
     // The open op calls, innermost last, with their times (the calls hold
     // none).
     struct Open {
@@ -189,12 +218,22 @@ class TreeBuilder {
     };
     std::vector<Open> stack;
     HostEventInfo info;  // Of the current event.
-    const NestingOrder order(line);
-    for (size_t k = 0; k < order.size(); ++k) {
-      const uint32_t event = order[k];
+    int64_t previous_begin = 0, previous_duration = 0;  // Of event k - 1.
+    const size_t n = line.num_events();
+    for (size_t k = 0; k < n; ++k) {
+      const uint32_t event = kCheckOrder ? static_cast<uint32_t>(k) : (*order)[k];
       const xplane::XEventVisitor e = line.event(event);
+      const int64_t begin = e.begin_ps(), duration = e.duration_ps();
+      if (kCheckOrder) {
+        if (k > 0 && (begin < previous_begin ||
+                      (begin == previous_begin && duration > previous_duration))) {
+          return false;
+        }
+        previous_begin = begin;
+        previous_duration = duration;
+      }
       if (e.is_aggregate()) continue;
-      const int64_t begin = e.begin_ps(), end = e.end_ps();
+      const int64_t end = begin + duration;
       while (!stack.empty()) {
         const Open& top = stack.back();
         if (begin >= top.begin_ps && end <= top.end_ps) break;
@@ -231,7 +270,7 @@ class TreeBuilder {
       op.parent = enclosing;
       op.inputs = inputs;
     }
-    t.end_op = static_cast<int32_t>(tree_.ops.size());
+    return true;
   }
 
   // The innermost call of op name `name` from `call` outwards, or kNoOp.

@@ -1,5 +1,6 @@
 #include "converters/views/operators/module_tree.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -90,6 +91,9 @@ class ModuleTreeBuilder {
   }
 
   void AddThread(const OpThread& thread) {
+    // Without Python events there are no module calls, and no op is in one:
+    // nothing to read (not even the calls' times, a pass over the thread).
+    if (thread.python.empty()) return;
     // Module calls of this thread: node and parent call, by Python event.
     std::vector<int32_t> node_of(thread.python.size(), -1);
     std::vector<int32_t> stack;  // Python event indices of open module calls.
@@ -118,6 +122,9 @@ class ModuleTreeBuilder {
       if (parent_call >= 0) nodes_[node_of[parent_call]].host_self_ps -= duration;
       stack.push_back(static_cast<int32_t>(i));
       open.push_back(e);
+    }
+    if (std::all_of(node_of.begin(), node_of.end(), [](int32_t node) { return node < 0; })) {
+      return;  // No module call: no op is in one.
     }
     // The innermost module node of the Python context, by its innermost
     // event (kUnknown: not yet; -1: none): the events around an innermost

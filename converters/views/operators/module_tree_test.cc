@@ -100,5 +100,34 @@ TEST(ModuleTreeTest, SameNameUnderOtherParentsIsAnotherPath) {
   EXPECT_EQ(m.modules(2).host_self_ps(), 30 * kUs);
 }
 
+// Threads without Python events, or with Python events but no module call,
+// add no module and put their device time outside every module.
+TEST(ModuleTreeTest, ThreadsWithoutModuleCalls) {
+  testing::StepSpaceBuilder b;
+  xplane::XPlaneBuilder* host = b.Host();
+  host->GetOrCreateLine(1)->SetName("t");
+  host->GetOrCreateLine(2)->SetName("t python stack");
+  host->GetOrCreateLine(3)->SetName("u");  // No Python line.
+  host->GetOrCreateLine(4)->SetName("v");
+  host->GetOrCreateLine(5)->SetName("v python stack");  // No module event.
+  b.HostEvent(2, "nn.Module: Block_0", 0, 50 * kUs);
+  b.HostEvent(1, "aten::mm", 10 * kUs, 5 * kUs);
+  b.Launch(1, 11 * kUs, 1 * kUs, 1);
+  b.Device(0, 7, "gemm", 20 * kUs, 3 * kUs, 1);
+  b.HostEvent(3, "aten::add", 10 * kUs, 5 * kUs);
+  b.Launch(3, 11 * kUs, 1 * kUs, 2);
+  b.Device(0, 7, "add", 30 * kUs, 7 * kUs, 2);
+  b.HostEvent(5, "model.py(3): f", 0, 50 * kUs);
+  b.HostEvent(4, "aten::mul", 10 * kUs, 5 * kUs);
+  b.Launch(4, 11 * kUs, 1 * kUs, 3);
+  b.Device(0, 7, "mul", 40 * kUs, 11 * kUs, 3);
+  const tbprof::ModuleStats m = ModuleStatsFromTree(BuildOpTree(b.Finish()));
+  ASSERT_EQ(m.modules_size(), 1);
+  EXPECT_EQ(m.modules(0).path(), "Block_0");
+  EXPECT_EQ(m.modules(0).ops(), 1);
+  EXPECT_EQ(m.modules(0).device_total_ps(), 3 * kUs);
+  EXPECT_EQ(m.device_time_outside_modules_ps(), 18 * kUs);
+}
+
 }  // namespace
 }  // namespace tbprof::views

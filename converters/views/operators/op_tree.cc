@@ -491,8 +491,8 @@ class TreeBuilder {
   };
   absl::flat_hash_map<InputsKey, uint32_t, InputsKeyHash> inputs_index_;
   // InputsIndex's cache: OpTree::inputs indices (0: none) by a hash of
-  // where the texts are; 4 KB.
-  static constexpr int kInputsCacheBits = 10;
+  // where the texts are; 16 KB.
+  static constexpr int kInputsCacheBits = 12;
   uint32_t inputs_cache_[1 << kInputsCacheBits] = {};
 };
 

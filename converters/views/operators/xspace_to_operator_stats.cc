@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/base/attributes.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -359,6 +360,25 @@ void AddInputShapeRows(const OpTree& tree, const OperatorStatsOptions& o,
   std::vector<OpRow> by_shape;
   std::vector<RowSums> sums;
   std::vector<int32_t> name_of_row;  // Parallel to sums.
+  // The row of a call of a new (name, inputs): an existing one by (name,
+  // shapes, types), or a new one. Out of line, so that the loop below stays
+  // small enough to be inlined into the pass over the calls.
+  auto row_of_new = [&](const OpCall& c) ABSL_ATTRIBUTE_NOINLINE {
+    const OpInputsText& text = tree.InputsOf(c);
+    auto [it, inserted] = index.try_emplace(std::make_tuple(c.name, text.input_dims, text.input_types),
+                                            static_cast<int32_t>(by_shape.size()));
+    rows.Set(c, it->second);
+    if (inserted) {
+      OpRow& row = by_shape.emplace_back();
+      row.set_name(std::string(tree.names[c.name].name));
+      row.set_input_shapes(std::string(text.input_dims));
+      row.set_input_types(std::string(text.input_types));
+      row.set_tensor_core_eligible(row_of_name[c.name]->tensor_core_eligible());
+      sums.emplace_back();
+      name_of_row.push_back(c.name);
+    }
+    return it->second;
+  };
   // The open calls of the current thread with their rows, innermost last:
   // a call's parent is on it (calls come in nesting order, parents first),
   // so its row is found without a lookup.
@@ -369,24 +389,7 @@ void AddInputShapeRows(const OpTree& tree, const OperatorStatsOptions& o,
   ForEachCallWithDuration(tree, [&](const OpCall& c, int64_t duration_ps) {
     const int32_t op = static_cast<int32_t>(&c - tree.ops.data());
     int32_t r = rows.Find(c);
-    if (r == ShapeRowIndex::kNew) {
-      // A new (name, inputs): its row, or a new one, by (name, shapes, types).
-      const OpInputsText& text = tree.InputsOf(c);
-      auto [it, inserted] = index.try_emplace(
-          std::make_tuple(c.name, text.input_dims, text.input_types),
-          static_cast<int32_t>(by_shape.size()));
-      r = it->second;
-      rows.Set(c, r);
-      if (inserted) {
-        OpRow& row = by_shape.emplace_back();
-        row.set_name(std::string(tree.names[c.name].name));
-        row.set_input_shapes(std::string(text.input_dims));
-        row.set_input_types(std::string(text.input_types));
-        row.set_tensor_core_eligible(row_of_name[c.name]->tensor_core_eligible());
-        sums.emplace_back();
-        name_of_row.push_back(c.name);
-      }
-    }
+    if (r == ShapeRowIndex::kNew) r = row_of_new(c);
     sums[r].Add(duration_ps, tree.DeviceOf(c));
     while (!open.empty() && open.back().op != c.parent) open.pop_back();
     if (c.parent >= 0) {

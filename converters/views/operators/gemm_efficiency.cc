@@ -94,9 +94,18 @@ tbprof::GemmEfficiency GemmEfficiencyFromTree(const OpTree& tree,
   absl::flat_hash_map<int32_t, int> grads;
   ConvOutputShapes conv_outputs;
   InputsCache inputs(tree);
-  for (size_t i = 0; i < n; ++i) {
+  // Which kinds occur at all (by name): without GEMM / convolution names
+  // no call needs a look, and without convolution backward names no call
+  // needs its parent's (a random access per call).
+  auto any_name_of = [&](auto&& pred) {
+    return std::any_of(kind_of_name.begin(), kind_of_name.end(), pred);
+  };
+  const bool any_flop_op = any_name_of([](FlopOp k) { return k != FlopOp::kNone; });
+  const bool any_conv_backward =
+      any_name_of([](FlopOp k) { return k == FlopOp::kConvolutionBackward; });
+  for (size_t i = 0; any_flop_op && i < n; ++i) {
     const OpCall& c = tree.ops[i];
-    if (c.parent >= 0 && kind(c.parent) == FlopOp::kConvolutionBackward) {
+    if (any_conv_backward && c.parent >= 0 && kind(c.parent) == FlopOp::kConvolutionBackward) {
       absl::string_view name = tree.names[c.name].name;
       if (absl::EndsWith(name, "_backward_input") || absl::EndsWith(name, "_backward_weight")) {
         ++grads[c.parent];

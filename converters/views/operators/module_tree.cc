@@ -1,5 +1,6 @@
 #include "converters/views/operators/module_tree.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -63,22 +64,55 @@ class ModuleTreeBuilder {
     return it->second;
   }
 
+  // Whether the host plane's events of this metadata are module calls (by
+  // name, once per metadata).
+  bool IsModuleMetadata(uint32_t metadata) {
+    if (module_metadata_.empty()) {
+      module_metadata_.assign(tree_.host_plane->num_event_metadata(), kUnknown);
+    }
+    uint8_t& kind = module_metadata_[metadata];
+    if (kind == kUnknown) {
+      kind = absl::StartsWith(tree_.host_plane->event_name(metadata), kModuleEventPrefix) ? kModule
+                                                                                       : kOther;
+    }
+    return kind == kModule;
+  }
+
+  // NodeFor the name of a module call's event metadata: by the pair of
+  // indices, so that a module's name is hashed once per parent, not once
+  // per call.
+  int32_t NodeFor(int32_t parent, uint32_t metadata) {
+    auto [it, inserted] = node_of_metadata_.try_emplace(std::make_pair(parent, metadata), 0);
+    if (inserted) {
+      it->second = NodeFor(
+          parent, tree_.host_plane->event_name(metadata).substr(kModuleEventPrefix.size()));
+    }
+    return it->second;
+  }
+
   void AddThread(const OpThread& thread) {
+    // Without Python events there are no module calls, and no op is in one:
+    // nothing to read (not even the calls' times, a pass over the thread).
+    if (thread.python.empty()) return;
     // Module calls of this thread: node and parent call, by Python event.
     std::vector<int32_t> node_of(thread.python.size(), -1);
     std::vector<int32_t> stack;  // Python event indices of open module calls.
-    std::vector<PythonEvent> open;  // The events of `stack`.
+    struct Span {
+      int64_t begin_ps, end_ps;
+    };
+    std::vector<Span> open;  // The times of the events of `stack`.
     for (size_t i = 0; i < thread.python.size(); ++i) {
-      const PythonEvent e = tree_.Python(thread, i);
-      if (!absl::StartsWith(e.name, kModuleEventPrefix)) continue;
+      const uint32_t metadata = tree_.PythonMetadata(thread, i);
+      if (!IsModuleMetadata(metadata)) continue;
+      const xplane::XEventVisitor event = tree_.PythonEventOf(thread, i);
+      const Span e{event.begin_ps(), event.end_ps()};
       while (!open.empty() &&
              !(open.back().begin_ps <= e.begin_ps && e.end_ps <= open.back().end_ps)) {
         stack.pop_back();
         open.pop_back();
       }
       const int32_t parent_call = stack.empty() ? -1 : stack.back();
-      const int32_t node = NodeFor(parent_call < 0 ? -1 : node_of[parent_call],
-                                   e.name.substr(kModuleEventPrefix.size()));
+      const int32_t node = NodeFor(parent_call < 0 ? -1 : node_of[parent_call], metadata);
       node_of[i] = node;
       const int64_t duration = e.end_ps - e.begin_ps;
       Node& n = nodes_[node];
@@ -88,6 +122,9 @@ class ModuleTreeBuilder {
       if (parent_call >= 0) nodes_[node_of[parent_call]].host_self_ps -= duration;
       stack.push_back(static_cast<int32_t>(i));
       open.push_back(e);
+    }
+    if (std::all_of(node_of.begin(), node_of.end(), [](int32_t node) { return node < 0; })) {
+      return;  // No module call: no op is in one.
     }
     // The innermost module node of the Python context, by its innermost
     // event (kUnknown: not yet; -1: none): the events around an innermost
@@ -142,6 +179,10 @@ class ModuleTreeBuilder {
   std::vector<Node> nodes_;
   std::vector<int32_t> roots_;
   absl::flat_hash_map<std::pair<int32_t, std::string>, int32_t> index_;
+  // Of the host plane, by event metadata index (empty until needed).
+  enum : uint8_t { kUnknown = 0, kModule, kOther };
+  std::vector<uint8_t> module_metadata_;
+  absl::flat_hash_map<std::pair<int32_t, uint32_t>, int32_t> node_of_metadata_;
 };
 
 }  // namespace

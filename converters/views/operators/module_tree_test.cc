@@ -71,5 +71,63 @@ TEST(ModuleTreeTest, RepeatedCallsAggregateByPath) {
   EXPECT_EQ(m.device_time_outside_modules_ps(), 0);
 }
 
+TEST(ModuleTreeTest, SameNameUnderOtherParentsIsAnotherPath) {
+  testing::StepSpaceBuilder b;
+  xplane::XPlaneBuilder* host = b.Host();
+  host->GetOrCreateLine(1)->SetName("t");
+  host->GetOrCreateLine(2)->SetName("t python stack");
+  b.HostEvent(2, "nn.Module: Block_0", 0, 50 * kUs);
+  b.HostEvent(2, "nn.Module: Linear_0", 10 * kUs, 10 * kUs);
+  // A second event metadata of the same name: the same module path.
+  const uint32_t name_id =
+      host->event_metadata(host->GetOrCreateEventMetadata("nn.Module: Linear_0")).name;
+  const uint32_t second = host->GetOrCreateEventMetadata("second Linear_0");
+  host->event_metadata(second).name = name_id;
+  host->GetOrCreateLine(2)->AddEvent(second, 30 * kUs, 10 * kUs);
+  b.HostEvent(2, "nn.Module: Block_1", 100 * kUs, 50 * kUs);
+  b.HostEvent(2, "nn.Module: Linear_0", 110 * kUs, 20 * kUs);
+  b.HostEvent(1, "aten::mm", 112 * kUs, 5 * kUs);
+  const tbprof::ModuleStats m = ModuleStatsFromTree(BuildOpTree(b.Finish()));
+  ASSERT_EQ(m.modules_size(), 4);
+  EXPECT_EQ(m.modules(0).path(), "Block_0");
+  EXPECT_EQ(m.modules(1).path(), "Block_0/Linear_0");
+  EXPECT_EQ(m.modules(1).occurrences(), 2);
+  EXPECT_EQ(m.modules(1).host_total_ps(), 20 * kUs);
+  EXPECT_EQ(m.modules(2).path(), "Block_1");
+  EXPECT_EQ(m.modules(3).path(), "Block_1/Linear_0");
+  EXPECT_EQ(m.modules(3).occurrences(), 1);
+  EXPECT_EQ(m.modules(3).ops(), 1);
+  EXPECT_EQ(m.modules(2).host_self_ps(), 30 * kUs);
+}
+
+// Threads without Python events, or with Python events but no module call,
+// add no module and put their device time outside every module.
+TEST(ModuleTreeTest, ThreadsWithoutModuleCalls) {
+  testing::StepSpaceBuilder b;
+  xplane::XPlaneBuilder* host = b.Host();
+  host->GetOrCreateLine(1)->SetName("t");
+  host->GetOrCreateLine(2)->SetName("t python stack");
+  host->GetOrCreateLine(3)->SetName("u");  // No Python line.
+  host->GetOrCreateLine(4)->SetName("v");
+  host->GetOrCreateLine(5)->SetName("v python stack");  // No module event.
+  b.HostEvent(2, "nn.Module: Block_0", 0, 50 * kUs);
+  b.HostEvent(1, "aten::mm", 10 * kUs, 5 * kUs);
+  b.Launch(1, 11 * kUs, 1 * kUs, 1);
+  b.Device(0, 7, "gemm", 20 * kUs, 3 * kUs, 1);
+  b.HostEvent(3, "aten::add", 10 * kUs, 5 * kUs);
+  b.Launch(3, 11 * kUs, 1 * kUs, 2);
+  b.Device(0, 7, "add", 30 * kUs, 7 * kUs, 2);
+  b.HostEvent(5, "model.py(3): f", 0, 50 * kUs);
+  b.HostEvent(4, "aten::mul", 10 * kUs, 5 * kUs);
+  b.Launch(4, 11 * kUs, 1 * kUs, 3);
+  b.Device(0, 7, "mul", 40 * kUs, 11 * kUs, 3);
+  const tbprof::ModuleStats m = ModuleStatsFromTree(BuildOpTree(b.Finish()));
+  ASSERT_EQ(m.modules_size(), 1);
+  EXPECT_EQ(m.modules(0).path(), "Block_0");
+  EXPECT_EQ(m.modules(0).ops(), 1);
+  EXPECT_EQ(m.modules(0).device_total_ps(), 3 * kUs);
+  EXPECT_EQ(m.device_time_outside_modules_ps(), 18 * kUs);
+}
+
 }  // namespace
 }  // namespace tbprof::views

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/hash/hash.h"
 #include "absl/strings/string_view.h"
 #include "converters/views/operators/op_tree_device_sums.h"
 #include "converters/views/operators/op_tree_host_events.h"
@@ -29,6 +30,8 @@ using op_tree_internal::IsHostRuleOp;
 using op_tree_internal::IsPythonLine;
 using op_tree_internal::IsTfOpRuleOp;
 using op_tree_internal::kMayHaveDevice;
+using op_tree_internal::kMetadataRoleStats;
+using op_tree_internal::MarkMetadataRoleStats;
 using op_tree_internal::kNoDevice;
 using op_tree_internal::LaunchTable;
 using op_tree_internal::NestingOrder;
@@ -74,11 +77,38 @@ class TreeBuilder {
   // The OpTree::inputs entry of the call's texts. Keyed by where the texts
   // are (interned strings): equal texts at different places only cost an
   // extra entry, never a wrong one.
+  //
+  // In front of the map, a direct-mapped cache of entries by where the
+  // texts are answers most calls with a multiplication and a comparison
+  // with the entry (a trace has few distinct texts, each used by many
+  // calls): only its misses hash the key.
   uint32_t InputsIndex(const HostEventInfo& info) {
     if (info.input_dims.empty() && info.input_types.empty() && info.concrete_inputs.empty() &&
         info.call_stack.empty()) {
       return 0;
     }
+    auto at = [](absl::string_view text) {
+      return static_cast<uint64_t>(reinterpret_cast<uintptr_t>(text.data()));
+    };
+    auto same_place = [](absl::string_view a, absl::string_view b) {
+      return a.data() == b.data() && a.size() == b.size();
+    };
+    const uint64_t mix = (at(info.input_dims) ^ (at(info.input_types) << 21)) ^
+                         ((at(info.concrete_inputs) << 42) ^ (at(info.call_stack) >> 21));
+    uint32_t& cached = inputs_cache_[(mix * 0x9E3779B97F4A7C15ull) >> (64 - kInputsCacheBits)];
+    const OpInputsText& entry = tree_.inputs[cached];  // inputs[0]: all "", never a hit.
+    if (same_place(entry.input_dims, info.input_dims) &&
+        same_place(entry.input_types, info.input_types) &&
+        same_place(entry.concrete_inputs, info.concrete_inputs) &&
+        same_place(entry.call_stack, info.call_stack)) {
+      return cached;
+    }
+    cached = InputsIndexOfKey(info);
+    return cached;
+  }
+
+  // InputsIndex through the map.
+  uint32_t InputsIndexOfKey(const HostEventInfo& info) {
     auto [it, inserted] = inputs_index_.try_emplace(
         InputsKey{{info.input_dims.data(), info.input_types.data(), info.concrete_inputs.data(),
                    info.call_stack.data()},
@@ -97,8 +127,9 @@ class TreeBuilder {
     const xplane::XPlaneVisitor& plane = *tree_.host_plane;
     const std::vector<StatRole> roles = StatRoles(plane);
     const StatTexts texts(plane);
-    const std::vector<uint8_t> name_flags = HostNameFlags(plane);
+    std::vector<uint8_t> name_flags = HostNameFlags(plane);
     tree_.ops_from_tf_op = HostMarksOps(plane, name_flags);
+    MarkMetadataRoleStats(plane, roles, &name_flags);
     // At most one call per event: reserving that bound avoids copying the
     // calls as the vector grows, and costs no memory beyond the calls (pages
     // never written are never mapped).
@@ -150,6 +181,35 @@ class TreeBuilder {
     t.name = line.name();
     t.line = &tree_.host_plane->raw().lines[line_index];
     t.first_op = static_cast<int32_t>(tree_.ops.size());
+    // Most lines are in nesting order: they are read in index order, checked
+    // on the way (one pass over the events, not two). A line that is not is
+    // read again, sorted, after what the first pass added is taken back
+    // (names and inputs entries stay: they are the same the second pass
+    // adds, and their order does not matter to the views).
+    const size_t launches = launches_.size();
+    const size_t calls_that_may_have_device = calls_that_may_have_device_;
+    const int64_t ops_with_input_dims = tree_.ops_with_input_dims;
+    const int64_t ops_with_call_stack = tree_.ops_with_call_stack;
+    if (!AddThreadCalls</*kCheckOrder=*/true>(line, t, roles, texts, name_flags, nullptr)) {
+      tree_.ops.resize(static_cast<size_t>(t.first_op));
+      launches_.Truncate(launches);
+      calls_that_may_have_device_ = calls_that_may_have_device;
+      tree_.ops_with_input_dims = ops_with_input_dims;
+      tree_.ops_with_call_stack = ops_with_call_stack;
+      const NestingOrder order(line);
+      AddThreadCalls</*kCheckOrder=*/false>(line, t, roles, texts, name_flags, &order);
+    }
+    t.end_op = static_cast<int32_t>(tree_.ops.size());
+  }
+
+  // Adds the calls and launches of thread `t`'s line, its events taken in
+  // `order`, or, with kCheckOrder, in index order while checking that this
+  // is nesting order (as NestingOrder does): then false when it is not,
+  // having stopped at the first event out of order.
+  template <bool kCheckOrder>
+  bool AddThreadCalls(const xplane::XLineVisitor& line, const OpThread& t,
+                      const std::vector<StatRole>& roles, const StatTexts& texts,
+                      const std::vector<uint8_t>& name_flags, const NestingOrder* order) {
     // The open op calls, innermost last, with their times (the calls hold
     // none).
     struct Open {
@@ -157,18 +217,31 @@ class TreeBuilder {
       int64_t begin_ps, end_ps;
     };
     std::vector<Open> stack;
-    const NestingOrder order(line);
-    for (size_t k = 0; k < order.size(); ++k) {
-      const uint32_t event = order[k];
+    HostEventInfo info;  // Of the current event.
+    int64_t previous_begin = 0, previous_duration = 0;  // Of event k - 1.
+    const size_t n = line.num_events();
+    for (size_t k = 0; k < n; ++k) {
+      const uint32_t event = kCheckOrder ? static_cast<uint32_t>(k) : (*order)[k];
       const xplane::XEventVisitor e = line.event(event);
+      const int64_t begin = e.begin_ps(), duration = e.duration_ps();
+      if (kCheckOrder) {
+        if (k > 0 && (begin < previous_begin ||
+                      (begin == previous_begin && duration > previous_duration))) {
+          return false;
+        }
+        previous_begin = begin;
+        previous_duration = duration;
+      }
       if (e.is_aggregate()) continue;
-      const int64_t begin = e.begin_ps(), end = e.end_ps();
+      const int64_t end = begin + duration;
       while (!stack.empty()) {
         const Open& top = stack.back();
         if (begin >= top.begin_ps && end <= top.end_ps) break;
         stack.pop_back();
       }
-      const HostEventInfo info = ReadHostEvent(e, roles, texts);
+      const uint8_t flags = name_flags[e.metadata_index()];
+      ReadHostEvent(*t.line, event, tree_.host_plane->raw(), (flags & kMetadataRoleStats) != 0,
+                    roles, texts, &info);
       const int32_t enclosing = stack.empty() ? kNoOp : stack.back().op;
       if (info.has_correlation) {
         launches_.Add(info.correlation, enclosing);
@@ -180,22 +253,24 @@ class TreeBuilder {
           ++calls_that_may_have_device_;
         }
       }
-      if (!IsOp(e, info, name_flags[e.metadata_index()])) continue;
-      OpCall op;
+      if (!IsOp(e, info, flags)) continue;
       // The op's name: its own (tf_op, when marked, is the same for PyTorch;
       // TensorFlow names its host ops "name:Type" either way).
       int32_t& name = host_name_of_metadata_[e.metadata_index()];
       if (name == kNoOp) name = NameIndex(e.name());
-      op.name = name;
-      op.event = event;
-      op.parent = enclosing;
-      op.inputs = InputsIndex(info);
+      const uint32_t inputs = InputsIndex(info);
       if (!info.input_dims.empty()) ++tree_.ops_with_input_dims;
       if (!info.call_stack.empty()) ++tree_.ops_with_call_stack;
       stack.push_back({static_cast<int32_t>(tree_.ops.size()), begin, end});
-      tree_.ops.push_back(op);
+      // Written field by field in place: a call built aside and copied was
+      // read back before its stores had landed (a stall per call).
+      OpCall& op = tree_.ops.emplace_back();
+      op.event = event;
+      op.name = name;
+      op.parent = enclosing;
+      op.inputs = inputs;
     }
-    t.end_op = static_cast<int32_t>(tree_.ops.size());
+    return true;
   }
 
   // The innermost call of op name `name` from `call` outwards, or kNoOp.
@@ -238,40 +313,69 @@ class TreeBuilder {
     std::vector<uint8_t> tc(plane.num_event_metadata(), 0);
     plane_kernel_index_.clear();
     plane_last_kernel_use_.assign(plane.num_event_metadata(), LastKernelUse{});
-    plane.ForEachLine([&](const xplane::XLineVisitor& line) {
-      if (IsDerivedLine(line)) return;
+    plane_last_tf_op_.assign(plane.num_event_metadata(), LastTfOp{});
+    // By event metadata: whether its own stats have a role (else they need
+    // not be read).
+    std::vector<uint8_t> metadata_stats(plane.num_event_metadata(), 0);
+    for (size_t m = 0; m < metadata_stats.size(); ++m) {
+      for (const xplane::Stat& stat : raw->event_metadata[m].stats) {
+        if (roles[stat.metadata_index()] != StatRole::kNone) metadata_stats[m] = 1;
+      }
+    }
+    for (const xplane::Line& raw_line : raw->lines) {
+      const xplane::XLineVisitor line(&plane, &raw_line);
+      if (IsDerivedLine(line)) continue;
       size_t hint = 0;  // Where this line's previous launch was found.
+      const xplane::Stat* line_stats = raw_line.stats.data();
       for (size_t i = 0; i < line.num_events(); ++i) {
         const xplane::XEventVisitor e = line.event(i);
         if (e.is_aggregate() || e.duration_ps() < 0) continue;
-        AddDeviceEvent(e, gpu, roles, texts, &tc, &hint);
+        // Its stats, then its metadata's (XEventVisitor::ForEachStat order).
+        DeviceEventStats stats;
+        for (uint32_t k = raw_line.events[i].stats_begin, end = raw_line.stats_end(i); k < end;
+             ++k) {
+          ReadDeviceStat(line_stats[k], roles, texts, &stats);
+        }
+        if (metadata_stats[e.metadata_index()]) {
+          for (const xplane::Stat& stat : raw->event_metadata[e.metadata_index()].stats) {
+            ReadDeviceStat(stat, roles, texts, &stats);
+          }
+        }
+        AddDeviceEvent(e, gpu, stats, &tc, &hint);
       }
-    });
+    }
   }
 
-  void AddDeviceEvent(const xplane::XEventVisitor& e, int32_t gpu,
-                      const std::vector<StatRole>& roles, const StatTexts& texts,
-                      std::vector<uint8_t>* tc_cache, size_t* launch_hint) {
-    const int64_t ps = e.duration_ps();
+  // What AddDeviceEvent reads from a device event's stats.
+  struct DeviceEventStats {
     bool has_correlation = false, is_kernel = false;
     int64_t correlation = 0;
-    absl::string_view tf_op;
-    e.ForEachStat([&](const xplane::XStatVisitor& stat) {
-      switch (roles[stat.metadata_index()]) {
-        case StatRole::kCorrelation:
-          has_correlation = true;
-          correlation = stat.IntOrUintValue();
-          break;
-        case StatRole::kTfOp:
-          if (tf_op.empty()) tf_op = texts.Of(stat);
-          break;
-        case StatRole::kKernelDetails:
-          is_kernel = true;
-          break;
-        default:
-          break;
-      }
-    });
+    absl::string_view tf_op;  // The first non-empty one.
+  };
+  static void ReadDeviceStat(const xplane::Stat& stat, const std::vector<StatRole>& roles,
+                             const StatTexts& texts, DeviceEventStats* out) {
+    switch (roles[stat.metadata_index()]) {
+      case StatRole::kCorrelation:
+        out->has_correlation = true;
+        out->correlation = texts.IntOrUint(stat);
+        break;
+      case StatRole::kTfOp:
+        if (out->tf_op.empty()) out->tf_op = texts.Of(stat);
+        break;
+      case StatRole::kKernelDetails:
+        out->is_kernel = true;
+        break;
+      default:
+        break;
+    }
+  }
+
+  void AddDeviceEvent(const xplane::XEventVisitor& e, int32_t gpu, const DeviceEventStats& stats,
+                      std::vector<uint8_t>* tc_cache, size_t* launch_hint) {
+    const int64_t ps = e.duration_ps();
+    const bool has_correlation = stats.has_correlation, is_kernel = stats.is_kernel;
+    const int64_t correlation = stats.correlation;
+    const absl::string_view tf_op = stats.tf_op;
     uint8_t& tc_state = (*tc_cache)[e.metadata_index()];
     if (tc_state == 0) tc_state = IsKernelUsingTensorCore(e.name()) ? 2 : 1;
     const bool tc = tc_state == 2;
@@ -293,7 +397,13 @@ class TreeBuilder {
     }
     int32_t name = kNoOp;
     if (!tf_op.empty()) {
-      name = InternedNameIndex(tf_op);
+      // Most kernels are launched by one op: the last tf_op of the event's
+      // metadata answers without hashing.
+      LastTfOp& last = plane_last_tf_op_[e.metadata_index()];
+      if (last.data != tf_op.data() || last.size != tf_op.size()) {
+        last = {tf_op.data(), tf_op.size(), InternedNameIndex(tf_op)};
+      }
+      name = last.name;
       call = AncestorNamed(call, name);
     } else if (call != kNoOp) {
       name = tree_.ops[call].name;
@@ -347,6 +457,14 @@ class TreeBuilder {
     int32_t index = -1;
   };
   std::vector<LastKernelUse> plane_last_kernel_use_;
+  // Of the current GPU plane, by event metadata: where the last tf_op of
+  // its events was and its InternedNameIndex (data null: none yet).
+  struct LastTfOp {
+    const char* data = nullptr;
+    size_t size = 0;
+    int32_t name = kNoOp;
+  };
+  std::vector<LastTfOp> plane_last_tf_op_;
   // Where an op call's four input texts are. Hashed by where they begin
   // only, in a few multiplications (this runs once per call; absl's hash of
   // the eight words cost more than the rest of the call): equal keys begin
@@ -363,15 +481,19 @@ class TreeBuilder {
   };
   struct InputsKeyHash {
     size_t operator()(const InputsKey& k) const {
-      uint64_t h = 0;
-      for (const char* d : k.data) {
-        h = (h ^ reinterpret_cast<uintptr_t>(d)) * 0x9E3779B97F4A7C15ull;
-        h ^= h >> 29;
-      }
-      return static_cast<size_t>(h ^ (h >> 32));
+      // Each place turned by its own amount and the four folded in
+      // parallel, then one multiply mixes them (absl's hash of an integer):
+      // a short dependency chain.
+      auto at = [&](int i) { return static_cast<uint64_t>(reinterpret_cast<uintptr_t>(k.data[i])); };
+      auto rotl = [](uint64_t x, int r) { return (x << r) | (x >> (64 - r)); };
+      return absl::HashOf((at(0) ^ rotl(at(1), 16)) ^ (rotl(at(2), 32) ^ rotl(at(3), 48)));
     }
   };
   absl::flat_hash_map<InputsKey, uint32_t, InputsKeyHash> inputs_index_;
+  // InputsIndex's cache: OpTree::inputs indices (0: none) by a hash of
+  // where the texts are; 16 KB.
+  static constexpr int kInputsCacheBits = 12;
+  uint32_t inputs_cache_[1 << kInputsCacheBits] = {};
 };
 
 }  // namespace

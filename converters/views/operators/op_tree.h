@@ -219,9 +219,17 @@ struct OpTree {
   }
   // Python event i of `thread` (i < thread.python.size()).
   PythonEvent Python(const OpThread& thread, size_t i) const {
-    const xplane::XEventVisitor e =
-        xplane::XLineVisitor(host_plane.get(), thread.python_line).event(thread.python[i]);
+    const xplane::XEventVisitor e = PythonEventOf(thread, i);
     return PythonEvent{e.begin_ps(), e.end_ps(), e.name()};
+  }
+  // The host plane event metadata index of Python event i of `thread`
+  // (i < thread.python.size()): events of one metadata share their name
+  // (host_plane->event_name), so per-name work can be done once per index.
+  uint32_t PythonMetadata(const OpThread& thread, size_t i) const {
+    return thread.python_line->events[thread.python[i]].metadata_index();
+  }
+  xplane::XEventVisitor PythonEventOf(const OpThread& thread, size_t i) const {
+    return xplane::XLineVisitor(host_plane.get(), thread.python_line).event(thread.python[i]);
   }
   // The thread whose range holds ops[op] (0 <= op < ops.size()): a binary
   // search over the threads.
@@ -287,14 +295,24 @@ void ForEachCallWithDuration(const OpTree& tree, Fn&& fn) {
 
 template <typename Fn>
 void ForEachOpWithPythonContext(const OpTree& tree, const OpThread& thread, Fn&& fn) {
+  if (thread.first_op == thread.end_op) return;
+  // The times of the events of `stack`, read once (names are not read:
+  // callers that need them look them up for the few contexts they keep).
+  struct Span {
+    int64_t begin_ps, end_ps;
+  };
   std::vector<int32_t> stack;
-  std::vector<PythonEvent> open;  // The events of `stack`, read once.
+  std::vector<Span> open;
   size_t next = 0;
   const size_t num_python = thread.python.size();
-  if (thread.first_op == thread.end_op) return;
   const xplane::XLineVisitor line = tree.HostLine(thread);
-  PythonEvent e;
-  if (num_python > 0) e = tree.Python(thread, 0);
+  auto span = [&](size_t i) {
+    const xplane::XEventVisitor e = tree.PythonEventOf(thread, i);
+    const int64_t begin = e.begin_ps();
+    return Span{begin, begin + e.duration_ps()};
+  };
+  Span e{0, 0};
+  if (num_python > 0) e = span(0);
   for (int32_t i = thread.first_op; i < thread.end_op; ++i) {
     const int64_t t = line.event(tree.ops[i].event).begin_ps();
     while (next < num_python && e.begin_ps <= t) {
@@ -305,7 +323,7 @@ void ForEachOpWithPythonContext(const OpTree& tree, const OpThread& thread, Fn&&
       }
       stack.push_back(static_cast<int32_t>(next++));
       open.push_back(e);
-      if (next < num_python) e = tree.Python(thread, next);
+      if (next < num_python) e = span(next);
     }
     while (!open.empty() && open.back().end_ps < t) {
       stack.pop_back();

@@ -12,7 +12,9 @@ void SumDeviceTotals(OpTree* tree, size_t calls_that_may_have_device) {
   for (size_t i = tree->ops.size(); i-- > 0;) {
     OpCall& c = tree->ops[i];
     if (c.device < 0) {
-      c.device = kNoDevice;  // Also for kMayHaveDevice: none came.
+      // kMayHaveDevice: none came. (Written only then: a call already
+      // kNoDevice is left alone, and so is its cache line.)
+      if (c.device != kNoDevice) c.device = kNoDevice;
       continue;
     }
     OpDeviceSums& d = tree->device_sums[c.device];

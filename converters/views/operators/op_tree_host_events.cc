@@ -84,6 +84,16 @@ std::vector<uint8_t> HostNameFlags(const xplane::XPlaneVisitor& plane) {
   return flags;
 }
 
+void MarkMetadataRoleStats(const xplane::XPlaneVisitor& plane, const std::vector<StatRole>& roles,
+                           std::vector<uint8_t>* flags) {
+  const std::vector<xplane::EventMetadata>& metadata = plane.raw().event_metadata;
+  for (size_t m = 0; m < metadata.size() && m < flags->size(); ++m) {
+    for (const xplane::Stat& stat : metadata[m].stats) {
+      if (roles[stat.metadata_index()] != StatRole::kNone) (*flags)[m] |= kMetadataRoleStats;
+    }
+  }
+}
+
 bool HostMarksOps(const xplane::XPlaneVisitor& plane, const std::vector<uint8_t>& name_flags) {
   if (!plane.FindStatMetadata(xplane::StatTypeName(StatType::kTfOp)).has_value()) return false;
   for (size_t l = 0; l < plane.num_lines(); ++l) {

@@ -60,43 +60,64 @@ struct HostEventInfo {
   absl::string_view input_dims, input_types, concrete_inputs, call_stack;
 };
 
-// With the record_shapes / with_stack texts (the last of each). Inline: it
-// runs once per host event.
-inline HostEventInfo ReadHostEvent(const xplane::XEventVisitor& e,
-                                   const std::vector<StatRole>& roles, const StatTexts& texts) {
-  HostEventInfo info;
-  e.ForEachStat([&](const xplane::XStatVisitor& stat) {
-    switch (roles[stat.metadata_index()]) {
-      case StatRole::kCorrelation:
-        info.has_correlation = true;
-        info.correlation = stat.IntOrUintValue();
-        return;
-      case StatRole::kIsRoot:
-        info.is_root = true;
-        return;
-      case StatRole::kTfOp:
-        if (!info.tf_op_set) info.tf_op_set = !texts.Of(stat).empty();
-        return;
-      case StatRole::kInputPipelineStage:
-        info.input_stage = true;
-        return;
-      case StatRole::kInputDims:
-        info.input_dims = texts.Of(stat);
-        return;
-      case StatRole::kInputTypes:
-        info.input_types = texts.Of(stat);
-        return;
-      case StatRole::kConcreteInputs:
-        info.concrete_inputs = texts.Of(stat);
-        return;
-      case StatRole::kCallStack:
-        info.call_stack = texts.Of(stat);
-        return;
-      default:
-        return;
+// Reads one stat into `info` (ReadHostEvent).
+inline void ReadHostStat(const xplane::Stat& stat, const std::vector<StatRole>& roles,
+                         const StatTexts& texts, HostEventInfo* info) {
+  // Branches in the order of how often the roles come (a jump table cost
+  // more: its indirect jump was often mispredicted).
+  const StatRole role = roles[stat.metadata_index()];
+  if (role == StatRole::kNone) return;
+  if (role == StatRole::kTfOp) {
+    if (!info->tf_op_set) info->tf_op_set = !texts.Of(stat).empty();
+  } else if (role == StatRole::kInputDims) {
+    info->input_dims = texts.Of(stat);
+  } else if (role == StatRole::kInputTypes) {
+    info->input_types = texts.Of(stat);
+  } else if (role == StatRole::kCorrelation) {
+    info->has_correlation = true;
+    info->correlation = texts.IntOrUint(stat);
+  } else if (role == StatRole::kConcreteInputs) {
+    info->concrete_inputs = texts.Of(stat);
+  } else if (role == StatRole::kCallStack) {
+    info->call_stack = texts.Of(stat);
+  } else if (role == StatRole::kIsRoot) {
+    info->is_root = true;
+  } else if (role == StatRole::kInputPipelineStage) {
+    info->input_stage = true;
+  }
+}
+
+// What event `event` of `line` (a line of `plane`) says, from its stats and
+// then, when `metadata_stats`, its event metadata's (XEventVisitor's
+// ForEachStat order), with the record_shapes / with_stack texts (the last
+// of each). `metadata_stats` may be false when none of the metadata's stats
+// has a role (kMetadataRoleStats): it reads the same then. Inline over the
+// raw stats: it runs once per host event.
+//
+// Overwrites every field of `*info` (a caller keeps one for all events: a
+// fresh one per event was cleared with a `rep stos`, which cost more than
+// reading the stats).
+inline void ReadHostEvent(const xplane::Line& line, size_t event, const xplane::Plane& plane,
+                          bool metadata_stats, const std::vector<StatRole>& roles,
+                          const StatTexts& texts, HostEventInfo* info) {
+  info->has_correlation = false;
+  info->correlation = 0;
+  info->is_root = false;
+  info->tf_op_set = false;
+  info->input_stage = false;
+  info->input_dims = absl::string_view();
+  info->input_types = absl::string_view();
+  info->concrete_inputs = absl::string_view();
+  info->call_stack = absl::string_view();
+  const xplane::Stat* stats = line.stats.data();
+  for (uint32_t i = line.events[event].stats_begin, end = line.stats_end(event); i < end; ++i) {
+    ReadHostStat(stats[i], roles, texts, info);
+  }
+  if (metadata_stats) {
+    for (const xplane::Stat& stat : plane.event_metadata[line.events[event].metadata_index()].stats) {
+      ReadHostStat(stat, roles, texts, info);
     }
-  });
-  return info;
+  }
 }
 
 // What the names of a host plane's event metadata say (bits, by index).
@@ -104,10 +125,17 @@ enum : uint8_t {
   kMemoryEvent = 1,  // MemoryAllocation / MemoryDeallocation: never an op.
   kTfOpNamed = 2,    // A TensorFlow / JAX op name: an op under the tf_op rule.
   kNotAHostOp = 4,   // Kineto's trace span or a runtime call by name.
+  kMetadataRoleStats = 8,  // Some stat of the metadata has a role (MarkMetadataRoleStats).
 };
 
 // The flags of each event metadata of a host plane, by metadata index.
 std::vector<uint8_t> HostNameFlags(const xplane::XPlaneVisitor& plane);
+
+// Sets kMetadataRoleStats in the flags (by metadata index, as HostNameFlags
+// makes them) of the event metadata of `plane` that carry a stat whose
+// role (by `roles`, StatRoles of the plane) is not kNone.
+void MarkMetadataRoleStats(const xplane::XPlaneVisitor& plane, const std::vector<StatRole>& roles,
+                           std::vector<uint8_t>* flags);
 
 // Whether a host event is an op call under the tf_op rule and under the
 // host events rule (op_tree.h).

@@ -4,7 +4,8 @@
 // Contract. Add() every launch (an id and the OpTree::ops index of the
 // innermost op call around it, or -1 when it is outside every op), in the
 // order the launches are read (thread lines in plane order, each line in
-// nesting order); then Seal() once; then Find() any number of times. The
+// nesting order), Truncate() taking back the last ones if need be; then
+// Seal() once; then Find() any number of times. The
 // first launch added of an id wins. Ids are any int64 (sparse, negative,
 // out of order, repeated); calls are opaque int32 values other than kAbsent.
 // Memory: 12 bytes a launch until Release(). Sealing is O(n log runs) when
@@ -36,6 +37,10 @@ class LaunchTable {
   // and held twice as it grows.
   void Reserve(size_t n) { launches_.reserve(n); }
   void Add(int64_t id, int32_t call) { launches_.push_back(Launch(id, call)); }
+  // How many were added; Truncate(n) (before Seal) forgets all added after
+  // the first n (n <= size()).
+  size_t size() const { return launches_.size(); }
+  void Truncate(size_t n) { launches_.resize(n, Launch(0, 0)); }
   // Call after the last Add, before the first Find.
   void Seal() { SortStably(&launches_); }
   // The call of id's launch (-1, kNoOp, if outside every op), kAbsent if none.

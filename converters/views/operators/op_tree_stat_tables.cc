@@ -48,7 +48,8 @@ std::vector<StatRole> StatRoles(const xplane::XPlaneVisitor& plane) {
   return roles;
 }
 
-StatTexts::StatTexts(const xplane::XPlaneVisitor& plane) {
+StatTexts::StatTexts(const xplane::XPlaneVisitor& plane)
+    : plane_(&plane), strings_(&plane.space().strings), wide_(&plane.raw().wide_values) {
   const std::vector<xplane::StatMetadata>& metadata = plane.raw().stat_metadata;
   for (const xplane::StatMetadata& md : metadata) {
     if (md.id < 0 || static_cast<uint64_t>(md.id) >= 4 * metadata.size() + 1024) return;

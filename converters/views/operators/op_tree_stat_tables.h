@@ -43,6 +43,11 @@ std::vector<StatRole> StatRoles(const xplane::XPlaneVisitor& plane);
 // op carries several: tf_op, input dims and types): the stat metadata names
 // by id, in a table when the ids are small (the usual 0..n), the same views
 // the visitor returns (the first metadata of an id wins, "" for none).
+//
+// Of(const xplane::Stat&) and IntOrUint() read a raw stat of the plane (one
+// of its lines' or event metadata's) without a visitor, inline: the same
+// values as XStatVisitor's StrOrRefValue() and IntOrUintValue(). The
+// `plane` visitor must outlive the table.
 class StatTexts {
  public:
   explicit StatTexts(const xplane::XPlaneVisitor& plane);
@@ -53,8 +58,30 @@ class StatTexts {
     }
     return stat.StrOrRefValue();
   }
+  absl::string_view Of(const xplane::Stat& stat) const {
+    switch (stat.kind()) {
+      case xplane::StatKind::kStr:
+        return strings_->Get(stat.str_id());
+      case xplane::StatKind::kRef:
+        if (small_ids_) {
+          const uint64_t id = stat.uint64_value(*wide_);
+          return id < by_id_.size() ? by_id_[id] : absl::string_view();
+        }
+        return xplane::XStatVisitor(plane_, &stat).StrOrRefValue();
+      default:
+        return absl::string_view();
+    }
+  }
+  int64_t IntOrUint(const xplane::Stat& stat) const {
+    const xplane::StatKind kind = stat.kind();
+    if (kind != xplane::StatKind::kInt64 && kind != xplane::StatKind::kUint64) return 0;
+    return static_cast<int64_t>(stat.uint64_value(*wide_));
+  }
 
  private:
+  const xplane::XPlaneVisitor* plane_;
+  const xplane::StringPool* strings_;
+  const xplane::WideValues* wide_;
   bool small_ids_ = false;
   std::vector<absl::string_view> by_id_;
 };

@@ -256,6 +256,67 @@ TEST(OpTreeTest, LaunchesInAnyOrderFirstLaunchOfAnIdWins) {
   EXPECT_EQ(tree.unattributed_ps[static_cast<int>(Unattributed::kLaunchNotFound)], 32);
 }
 
+// A line out of nesting order is read in index order until the first event
+// out of order, then again, sorted: what the first pass added is taken back
+// (calls, launches, counts), and the lines after it are unaffected.
+TEST(OpTreeTest, LineOutOfNestingOrderIsReadSorted) {
+  testing::StepSpaceBuilder b;
+  xplane::XPlaneBuilder* host = b.Host();
+  host->GetOrCreateLine(1)->SetName("unsorted");
+  host->GetOrCreateLine(2)->SetName("sorted");
+  b.HostEvent(1, "op1", 0, 100);
+  b.Launch(1, 10, 5, 1);
+  b.HostEvent(1, "op2", 200, 100)
+      .AddRef(host->GetOrCreateStatMetadata(kInputDimsStatName), "[[2]]");
+  b.Launch(1, 210, 5, 2);
+  b.HostEvent(2, "op3", 0, 50);
+  b.Launch(2, 10, 5, 3);
+  b.Device(0, 7, "k1", 1000, 1, 1);
+  b.Device(0, 7, "k2", 1010, 2, 2);
+  b.Device(0, 7, "k3", 1020, 4, 3);
+  xplane::XSpaceData& space = b.Finish();
+  // Swap the times and names of the two ops (events 0 and 2 of line 1;
+  // stats stay with their index, so op2's dims go to op1): index order is
+  // now op2 [200, 300), launch 1, op1 [0, 100), launch 2.
+  xplane::Plane& raw = *const_cast<xplane::Plane*>(
+      xplane::FindPlaneWithName(space, xplane::kHostThreadsPlaneName));
+  xplane::Line* line = nullptr;
+  for (xplane::Line& l : raw.lines) {
+    if (l.id == 1) line = &l;
+  }
+  ASSERT_NE(line, nullptr);
+  ASSERT_EQ(line->events.size(), 4u);
+  std::swap(line->events[0].offset_ps, line->events[2].offset_ps);
+  const uint32_t m0 = line->events[0].metadata_index(), m2 = line->events[2].metadata_index();
+  line->events[0].set_metadata_index(m2);
+  line->events[2].set_metadata_index(m0);
+
+  const OpTree tree = BuildOpTree(space);
+  ASSERT_EQ(tree.threads.size(), 2u);
+  ASSERT_EQ(tree.ops.size(), 3u);
+  EXPECT_EQ(tree.threads[0].first_op, 0);
+  EXPECT_EQ(tree.threads[0].end_op, 2);
+  EXPECT_EQ(tree.threads[1].first_op, 2);
+  EXPECT_EQ(tree.threads[1].end_op, 3);
+  // Sorted: op1 (now event 2) first, then op2 (event 0, which has no stat
+  // now; the dims went with index 2 to op1).
+  EXPECT_EQ(tree.names[tree.ops[0].name].name, "op1");
+  EXPECT_EQ(tree.ops[0].event, 2u);
+  EXPECT_EQ(tree.InputsOf(tree.ops[0]).input_dims, "[[2]]");
+  EXPECT_EQ(tree.names[tree.ops[1].name].name, "op2");
+  EXPECT_EQ(tree.ops[1].event, 0u);
+  EXPECT_EQ(tree.ops[1].inputs, 0u);
+  EXPECT_EQ(tree.ops_with_input_dims, 1);
+  EXPECT_EQ(BeginPs(tree, &tree.ops[0]), 0);
+  EXPECT_EQ(BeginPs(tree, &tree.ops[1]), 200);
+  // Launch 1 [10, 15) is in op1, launch 2 [210, 215) in op2, 3 in op3.
+  EXPECT_EQ(tree.DeviceOf(tree.ops[0]).self_ps, 1);
+  EXPECT_EQ(tree.DeviceOf(tree.ops[1]).self_ps, 2);
+  EXPECT_EQ(tree.DeviceOf(tree.ops[2]).self_ps, 4);
+  EXPECT_EQ(tree.device_sums.size(), 3u);
+  EXPECT_EQ(tree.UnattributedPs(), 0);
+}
+
 TEST(OpTreeTest, ManyRunsOfLaunchIdsStillFirstLaunchWins) {
   // 70 lines whose ids fall from line to line (more runs than are merged),
   // and a last line launching line 0's id again.

@@ -2,12 +2,14 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <deque>
 #include <string>
 #include <tuple>
 #include <utility>
 #include <vector>
 
+#include "absl/base/attributes.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -44,6 +46,17 @@ struct RowSums {
     device_self_events += d.self_events;
     device_self_tc_ps += d.self_tc_ps;
     device_total_tc_ps += d.total_tc_ps;
+  }
+  // Adds another row's sums (a part of this row's calls).
+  void Add(const RowSums& o) {
+    calls += o.calls;
+    host_total_ps += o.host_total_ps;
+    host_self_ps += o.host_self_ps;
+    device_total_ps += o.device_total_ps;
+    device_self_ps += o.device_self_ps;
+    device_self_events += o.device_self_events;
+    device_self_tc_ps += o.device_self_tc_ps;
+    device_total_tc_ps += o.device_total_tc_ps;
   }
   // Adds the sums to what `row` holds.
   void AddTo(OpRow* row) const {
@@ -95,6 +108,60 @@ class StackInterner {
   absl::flat_hash_map<absl::string_view, int32_t> index_;
 };
 
+// The interned stack (StackInterner index, -1 for none) of Python contexts:
+// the innermost `depth` frames that are not noise, joined by ";". The
+// frames are found by event metadata (one name each), so a context is
+// looked up by the indices of its frames, and its text is only joined and
+// interned the first time those indices come.
+class PythonStacks {
+ public:
+  PythonStacks(const OpTree& tree, int depth, StackInterner* interner)
+      : tree_(tree),
+        depth_(static_cast<size_t>(depth)),  // As the recorded stacks: < 0 keeps all.
+        interner_(interner),
+        frame_kind_(tree.host_plane != nullptr ? tree.host_plane->num_event_metadata() : 0,
+                    kUnknown) {}
+
+  // The stack of the context `py` (indices into thread.python, outermost
+  // first, as ForEachOpWithPythonContext gives them).
+  int32_t Of(const OpThread& thread, const std::vector<int32_t>& py) {
+    key_.clear();
+    size_t frames = 0;
+    for (auto it = py.rbegin(); it != py.rend() && frames < depth_; ++it) {
+      const uint32_t m = tree_.PythonMetadata(thread, *it);
+      uint8_t& kind = frame_kind_[m];
+      if (kind == kUnknown) {
+        const absl::string_view name = tree_.host_plane->event_name(m);
+        // An empty name may have no data at all: never hand it to StrJoin.
+        kind = !name.empty() && !IsStackNoise(name) ? kFrame : kNoise;
+      }
+      if (kind != kFrame) continue;
+      key_.append(reinterpret_cast<const char*>(&m), sizeof m);
+      ++frames;
+    }
+    auto found = of_frames_.find(absl::string_view(key_));
+    if (found != of_frames_.end()) return found->second;
+    std::vector<absl::string_view> names;
+    for (size_t k = 0; k < key_.size(); k += sizeof(uint32_t)) {
+      uint32_t m;
+      std::memcpy(&m, key_.data() + k, sizeof m);
+      names.push_back(tree_.host_plane->event_name(m));
+    }
+    const int32_t stack = interner_->Intern(absl::StrJoin(names, ";"));
+    of_frames_.emplace(key_, stack);
+    return stack;
+  }
+
+ private:
+  enum : uint8_t { kUnknown = 0, kFrame, kNoise };
+  const OpTree& tree_;
+  const size_t depth_;
+  StackInterner* interner_;
+  std::vector<uint8_t> frame_kind_;  // By event metadata index.
+  std::string key_;                  // The frames' metadata indices, as bytes.
+  absl::flat_hash_map<std::string, int32_t> of_frames_;
+};
+
 // Calls fn(line, op_index, stack) for each op call with a call stack: its
 // innermost `depth` frames joined by ";", interned in `texts` (stack is the
 // index): the call's `call_stack` stat, else the Python events around it.
@@ -103,6 +170,7 @@ class StackInterner {
 template <typename Fn>
 void ForEachOpCallStack(const OpTree& tree, int depth, std::deque<std::string>* texts, Fn&& fn) {
   StackInterner interner(texts);
+  PythonStacks python_stacks(tree, depth, &interner);
   // The recorded stack is one of the call's inputs texts: cut it once per
   // OpTree::inputs entry, not once per call (kUncut: not yet).
   constexpr int32_t kUncut = -2;
@@ -136,20 +204,12 @@ void ForEachOpCallStack(const OpTree& tree, int depth, std::deque<std::string>* 
     // so the innermost one decides the stack, and each is cut and joined
     // once, not once per op call inside it.
     std::vector<int32_t> stack_of_python(thread.python.size(), kUncut);
-    std::vector<absl::string_view> frames;
     ForEachOpWithPythonContext(tree, thread, [&](int32_t op, const std::vector<int32_t>& py) {
       int32_t stack = recorded(tree.ops[op]);
       if (stack < 0 && !py.empty()) {
         stack = stack_of_python[py.back()];
         if (stack == kUncut) {
-          frames.clear();
-          for (auto it = py.rbegin();
-               it != py.rend() && frames.size() < static_cast<size_t>(depth); ++it) {
-            absl::string_view frame = tree.Python(thread, *it).name;
-            // An empty name may have no data at all: never hand it to StrJoin.
-            if (!frame.empty() && !IsStackNoise(frame)) frames.push_back(frame);
-          }
-          stack = interner.Intern(absl::StrJoin(frames, ";"));
+          stack = python_stacks.Of(thread, py);
           stack_of_python[py.back()] = stack;
         }
       }
@@ -289,8 +349,9 @@ class ShapeRowIndex {
 };
 
 // OperatorStats.ops_by_input_shape: per (op name, input shapes, input
-// types), the max_rows first by RowBefore. In the same pass over the calls,
-// sums them by name into `name_sums`.
+// types), the max_rows first by RowBefore. Also sums the calls by name into
+// `name_sums`: each by-shape row holds calls of one name, so a name's sums
+// are those of its rows (integers: the same as summing its calls).
 void AddInputShapeRows(const OpTree& tree, const OperatorStatsOptions& o,
                        const std::vector<OpRow*>& row_of_name, std::vector<RowSums>* name_sums,
                        tbprof::OperatorStats* out) {
@@ -298,36 +359,51 @@ void AddInputShapeRows(const OpTree& tree, const OperatorStatsOptions& o,
   absl::flat_hash_map<std::tuple<int32_t, absl::string_view, absl::string_view>, int32_t> index;
   std::vector<OpRow> by_shape;
   std::vector<RowSums> sums;
+  std::vector<int32_t> name_of_row;  // Parallel to sums.
+  // The row of a call of a new (name, inputs): an existing one by (name,
+  // shapes, types), or a new one. Out of line, so that the loop below stays
+  // small enough to be inlined into the pass over the calls.
+  auto row_of_new = [&](const OpCall& c) ABSL_ATTRIBUTE_NOINLINE {
+    const OpInputsText& text = tree.InputsOf(c);
+    auto [it, inserted] = index.try_emplace(std::make_tuple(c.name, text.input_dims, text.input_types),
+                                            static_cast<int32_t>(by_shape.size()));
+    rows.Set(c, it->second);
+    if (inserted) {
+      OpRow& row = by_shape.emplace_back();
+      row.set_name(std::string(tree.names[c.name].name));
+      row.set_input_shapes(std::string(text.input_dims));
+      row.set_input_types(std::string(text.input_types));
+      row.set_tensor_core_eligible(row_of_name[c.name]->tensor_core_eligible());
+      sums.emplace_back();
+      name_of_row.push_back(c.name);
+    }
+    return it->second;
+  };
+  // The open calls of the current thread with their rows, innermost last:
+  // a call's parent is on it (calls come in nesting order, parents first),
+  // so its row is found without a lookup.
+  struct Open {
+    int32_t op, row;
+  };
+  std::vector<Open> open;
   ForEachCallWithDuration(tree, [&](const OpCall& c, int64_t duration_ps) {
+    const int32_t op = static_cast<int32_t>(&c - tree.ops.data());
     int32_t r = rows.Find(c);
-    if (r == ShapeRowIndex::kNew) {
-      // A new (name, inputs): its row, or a new one, by (name, shapes, types).
-      const OpInputsText& text = tree.InputsOf(c);
-      auto [it, inserted] = index.try_emplace(
-          std::make_tuple(c.name, text.input_dims, text.input_types),
-          static_cast<int32_t>(by_shape.size()));
-      r = it->second;
-      rows.Set(c, r);
-      if (inserted) {
-        OpRow& row = by_shape.emplace_back();
-        row.set_name(std::string(tree.names[c.name].name));
-        row.set_input_shapes(std::string(text.input_dims));
-        row.set_input_types(std::string(text.input_types));
-        row.set_tensor_core_eligible(row_of_name[c.name]->tensor_core_eligible());
-        sums.emplace_back();
-      }
-    }
-    const OpDeviceTime device = tree.DeviceOf(c);
-    sums[r].Add(duration_ps, device);
-    (*name_sums)[c.name].Add(duration_ps, device);
+    if (r == ShapeRowIndex::kNew) r = row_of_new(c);
+    sums[r].Add(duration_ps, tree.DeviceOf(c));
+    while (!open.empty() && open.back().op != c.parent) open.pop_back();
     if (c.parent >= 0) {
-      const OpCall& parent = tree.ops[c.parent];
       // The parent came first: its row is known.
-      sums[rows.Find(parent)].host_self_ps -= duration_ps;
-      (*name_sums)[parent.name].host_self_ps -= duration_ps;
+      const int32_t parent_row =
+          !open.empty() ? open.back().row : rows.Find(tree.ops[c.parent]);
+      sums[parent_row].host_self_ps -= duration_ps;
     }
+    open.push_back({op, r});
   });
-  for (size_t i = 0; i < sums.size(); ++i) sums[i].AddTo(&by_shape[i]);
+  for (size_t i = 0; i < sums.size(); ++i) {
+    sums[i].AddTo(&by_shape[i]);
+    (*name_sums)[name_of_row[i]].Add(sums[i]);
+  }
   SortRows(&by_shape);
   if (by_shape.size() > static_cast<size_t>(o.max_rows)) by_shape.resize(o.max_rows);
   for (OpRow& row : by_shape) *out->add_ops_by_input_shape() = std::move(row);

@@ -140,6 +140,56 @@ TEST(OperatorStatsTest, RowsByInputShapeAndCallStacks) {
   }
 }
 
+// A host event on line `tid` whose event metadata is a second one named
+// `name` (files may repeat a name among their metadata).
+void EventOfSecondMetadata(testing::StepSpaceBuilder* b, int64_t tid, absl::string_view name,
+                           int64_t begin_ps, int64_t duration_ps) {
+  xplane::XPlaneBuilder* host = b->Host();
+  const uint32_t name_id = host->event_metadata(host->GetOrCreateEventMetadata(name)).name;
+  const uint32_t second = host->GetOrCreateEventMetadata(absl::StrCat(name, " (second)"));
+  host->event_metadata(second).name = name_id;
+  host->GetOrCreateLine(tid)->AddEvent(second, begin_ps, duration_ps);
+}
+
+TEST(OperatorStatsTest, PythonStacksGoByFrameNames) {
+  testing::StepSpaceBuilder b;
+  b.Host()->GetOrCreateLine(1)->SetName("t");
+  b.Host()->GetOrCreateLine(2)->SetName(absl::StrCat("t", kPythonStackLineSuffix));
+  b.HostEvent(2, "nn.Module: M_0", 0, 100 * kUs);  // Noise.
+  b.HostEvent(2, "a.py(1): f", 1 * kUs, 98 * kUs);
+  b.HostEvent(2, "b.py(2): g", 2 * kUs, 38 * kUs);
+  b.HostEvent(1, "aten::mm", 3 * kUs, 5 * kUs);
+  // The same frame name through another event metadata: the same stack.
+  EventOfSecondMetadata(&b, 2, "b.py(2): g", 50 * kUs, 40 * kUs);
+  b.HostEvent(1, "aten::mm", 51 * kUs, 5 * kUs);
+  b.HostEvent(2, "<built-in method x>", 91 * kUs, 7 * kUs);  // Noise.
+  b.HostEvent(1, "aten::mm", 92 * kUs, 2 * kUs);
+  const xplane::XSpaceData& space = b.Finish();
+  const OpTree tree = BuildOpTree(space);
+  ASSERT_EQ(tree.ops.size(), 3u);
+
+  const tbprof::OperatorStats s = OperatorStatsFromTree(tree);
+  const tbprof::OpRow* mm = Row(s, "aten::mm");
+  ASSERT_NE(mm, nullptr);
+  ASSERT_EQ(mm->call_stacks_size(), 2);
+  EXPECT_EQ(mm->call_stacks(0).stack(), "b.py(2): g;a.py(1): f");
+  EXPECT_EQ(mm->call_stacks(0).calls(), 2);
+  EXPECT_EQ(mm->call_stacks(0).host_total_ps(), 10 * kUs);
+  EXPECT_EQ(mm->call_stacks(1).stack(), "a.py(1): f");
+  EXPECT_EQ(mm->call_stacks(1).calls(), 1);
+
+  // One frame deep: the innermost frame that is not noise.
+  OperatorStatsOptions o;
+  o.stack_depth = 1;
+  const tbprof::OperatorStats one = OperatorStatsFromTree(tree, o);
+  mm = Row(one, "aten::mm");
+  ASSERT_EQ(mm->call_stacks_size(), 2);
+  EXPECT_EQ(mm->call_stacks(0).stack(), "b.py(2): g");
+  EXPECT_EQ(mm->call_stacks(0).calls(), 2);
+  EXPECT_EQ(mm->call_stacks(1).stack(), "a.py(1): f");
+  EXPECT_EQ(mm->call_stacks(1).calls(), 1);
+}
+
 TEST(OperatorStatsTest, PartialTracesSayWhatIsMissing) {
   SampleOptions o;
   o.correlation_ids = false;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "converters/views/common/gallop_search.h"
 #include "src/base/radix_sort.h"
 #include "src/base/radix_sort_pairs.h"
 
@@ -134,43 +135,7 @@ void CorrelationGroups::Finish() {
 }
 
 size_t CorrelationGroups::LowerBound(int64_t correlation_id, size_t hint) const {
-  const size_t n = ids_.size();
-  size_t lo, hi;  // The answer is in [lo, hi].
-  if (hint < n && ids_[hint] < correlation_id) {
-    // Gallop up from ids_[lo] < correlation_id to ids_[hi] >= it (or n).
-    lo = hint;
-    size_t step = 1;
-    while (true) {
-      hi = lo + step;
-      if (hi >= n) {
-        hi = n;
-        break;
-      }
-      if (ids_[hi] >= correlation_id) break;
-      lo = hi;
-      step *= 2;
-    }
-    ++lo;
-  } else {
-    // Gallop down from ids_[hi] >= correlation_id (or hi == n) to ids_[lo] < it.
-    hi = std::min(hint, n);
-    size_t step = 1;
-    while (true) {
-      if (hi < step) {
-        lo = 0;
-        break;
-      }
-      lo = hi - step;
-      if (ids_[lo] < correlation_id) {
-        ++lo;
-        break;
-      }
-      hi = lo;
-      step *= 2;
-    }
-  }
-  return static_cast<size_t>(
-      std::lower_bound(ids_.begin() + lo, ids_.begin() + hi, correlation_id) - ids_.begin());
+  return GallopLowerBound(ids_.size(), hint, [&](size_t i) { return ids_[i] < correlation_id; });
 }
 
 bool CorrelationGroups::Contains(int64_t correlation_id) const {

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "converters/views/common/gallop_search.h"
+
 namespace tbprof::views {
 
 void DeviceCopies::Finish() {
@@ -24,45 +26,7 @@ void DeviceCopies::Finish() {
 }
 
 size_t DeviceCopies::LowerBound(int64_t id, size_t hint) const {
-  const size_t n = entries_.size();
-  size_t lo, hi;  // The answer is in [lo, hi].
-  if (hint < n && entries_[hint].id < id) {
-    // Gallop up from entries_[lo].id < id to entries_[hi].id >= id (or n).
-    lo = hint;
-    size_t step = 1;
-    while (true) {
-      hi = lo + step;
-      if (hi >= n) {
-        hi = n;
-        break;
-      }
-      if (entries_[hi].id >= id) break;
-      lo = hi;
-      step *= 2;
-    }
-    ++lo;
-  } else {
-    // Gallop down from entries_[hi].id >= id (or hi == n) to entries_[lo].id < id.
-    hi = std::min(hint, n);
-    size_t step = 1;
-    while (true) {
-      if (hi < step) {
-        lo = 0;
-        break;
-      }
-      lo = hi - step;
-      if (entries_[lo].id < id) {
-        ++lo;
-        break;
-      }
-      hi = lo;
-      step *= 2;
-    }
-  }
-  return static_cast<size_t>(
-      std::lower_bound(entries_.begin() + lo, entries_.begin() + hi, id,
-                       [](const Entry& e, int64_t v) { return e.id < v; }) -
-      entries_.begin());
+  return GallopLowerBound(entries_.size(), hint, [&](size_t i) { return entries_[i].id < id; });
 }
 
 const DeviceCopy* DeviceCopies::Find(int64_t correlation_id, Cursor* cursor) const {

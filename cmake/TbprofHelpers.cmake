@@ -79,3 +79,21 @@ function(tbprof_cc_test)
     set_tests_properties(${ARG_NAME} PROPERTIES LABELS "${ARG_LABELS}")
   endif()
 endfunction()
+
+# Links executable `target` against the static archives of its dependencies
+# (cmake/link_static_deps.sh, mode TBPROF_STATIC_DEPS), with unused sections
+# dropped. Nothing changes in sanitizer and fuzz builds or with OFF.
+function(tbprof_link_deps_statically target)
+  if(TBPROF_STATIC_DEPS STREQUAL "OFF" OR TBPROF_SANITIZE OR TBPROF_FUZZ)
+    return()
+  endif()
+  if(NOT TBPROF_STATIC_DEPS MATCHES "^(AUTO|ON)$")
+    message(FATAL_ERROR "TBPROF_STATIC_DEPS must be AUTO, ON or OFF, not '${TBPROF_STATIC_DEPS}'")
+  endif()
+  set_property(TARGET ${target} PROPERTY RULE_LAUNCH_LINK
+               "${PROJECT_SOURCE_DIR}/cmake/link_static_deps.sh ${TBPROF_STATIC_DEPS} --")
+  target_link_options(${target} PRIVATE -Wl,--gc-sections)
+  # The launcher reads the link line; relink when it changes.
+  set_property(TARGET ${target} APPEND PROPERTY LINK_DEPENDS
+               ${PROJECT_SOURCE_DIR}/cmake/link_static_deps.sh)
+endfunction()

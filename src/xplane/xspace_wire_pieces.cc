@@ -1,6 +1,7 @@
 // The XSpace wire reader: splitting lines too long to balance across the
 // decoding threads into pieces of whole events (ParseInParallel).
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <limits>
 #include <thread>
@@ -110,15 +111,13 @@ bool WireParser::SplitLongLines(int threads) {
   }
   if (pieces.empty()) return true;
 
-  // The pieces' stats, counted in runs of about equal bytes, one per thread.
-  std::vector<uint64_t> sizes(pieces.size());
-  for (size_t i = 0; i < pieces.size(); ++i) {
-    sizes[i] = static_cast<uint64_t>(tasks[pieces[i]].span.end - tasks[pieces[i]].span.p);
-  }
-  const std::vector<size_t> bounds = SplitIntoRuns(sizes, threads);
+  // The pieces' stats are counted on `threads` threads taking pieces in
+  // turn. Meanwhile this thread first allocates the split lines' events,
+  // whose number is known.
   const bool release = input_->released_pages_read_back();
-  auto count = [&](size_t begin, size_t end) {
-    for (size_t i = begin; i < end; ++i) {
+  std::atomic<size_t> next{0};
+  auto count = [&]() {
+    for (size_t i = next.fetch_add(1); i < pieces.size(); i = next.fetch_add(1)) {
       LineTask& piece = tasks[pieces[i]];
       piece.stats_counted = CountPieceStats(piece.span, &piece.stats);
       if (release) {
@@ -127,17 +126,21 @@ bool WireParser::SplitLongLines(int threads) {
       }
     }
   };
-  {
-    std::vector<std::thread> counting;
-    for (size_t g = 1; g + 1 < bounds.size(); ++g) {
-      counting.emplace_back(count, bounds[g], bounds[g + 1]);
-    }
-    count(bounds[0], bounds[1]);
-    for (std::thread& thread : counting) thread.join();
+  std::vector<std::thread> counting;
+  for (int g = 1; g < threads && static_cast<size_t>(g) < pieces.size(); ++g) {
+    counting.emplace_back(count);
   }
+  for (size_t i : pieces) {
+    if (!tasks[i].last_piece) continue;
+    std::vector<Event>& events = tasks[i].line->events;
+    events.reserve(tasks[i].first_event + tasks[i].events);
+    AdviseHugePages(events.data(), events.capacity() * sizeof(Event));
+    events.resize(events.capacity());
+  }
+  count();
+  for (std::thread& thread : counting) thread.join();
 
-  // Each split line's events and stats at their final size, and every
-  // piece's slices of them.
+  // Each split line's stats at their final size, and every piece's slice.
   for (size_t i = 0; i < tasks.size(); ++i) {
     if (!tasks[i].first_piece) continue;
     uint64_t stats = 0;
@@ -151,9 +154,10 @@ bool WireParser::SplitLongLines(int threads) {
     }
     // Past what Event::stats_begin holds: one thread reports it.
     if (stats > std::numeric_limits<uint32_t>::max()) return false;
-    Line* line = tasks[i].line;
-    line->events.resize(tasks[last].first_event + tasks[last].events);
-    line->stats.resize(stats);
+    std::vector<Stat>& line_stats = tasks[i].line->stats;
+    line_stats.reserve(stats);
+    AdviseHugePages(line_stats.data(), line_stats.capacity() * sizeof(Stat));
+    line_stats.resize(stats);
     i = last;
   }
   tasks_.swap(tasks);

@@ -93,6 +93,20 @@ bool WireParser::SplitLine(const LineTask& task, uint64_t piece_bytes,
 }
 
 bool WireParser::SplitLongLines(int threads) {
+  // Whole lines that already share out evenly (the busiest run within 1/8
+  // of an even share) are not split: splitting walks them once more.
+  {
+    const std::vector<size_t> bounds = SplitTasks(threads);
+    uint64_t busiest = 0;
+    for (size_t g = 0; g + 1 < bounds.size(); ++g) {
+      uint64_t bytes = 0;
+      for (size_t i = bounds[g]; i < bounds[g + 1]; ++i) {
+        bytes += static_cast<uint64_t>(tasks_[i].span.end - tasks_[i].span.p);
+      }
+      busiest = std::max(busiest, bytes);
+    }
+    if (busiest * static_cast<uint64_t>(threads) <= line_bytes_ + line_bytes_ / 8) return true;
+  }
   const uint64_t min_piece = std::min(options_.parallel_min_bytes / 128, kMinPieceBytes);
   const uint64_t piece_bytes = std::max<uint64_t>(
       {line_bytes_ / (8 * static_cast<uint64_t>(threads)), min_piece, 1});

@@ -109,7 +109,8 @@ absl::StatusOr<XSpaceData> Parse(absl::string_view bytes, int threads,
   return ::testing::AssertionSuccess();
 }
 
-// Two planes, each with one long line between short ones. Across a long
+// Two planes, each with one long line between short ones (the second a
+// third as long). Across a long
 // line: implicit event and stat metadata ids first used early, late, or in
 // both halves; strings seen in both halves and strings first seen late;
 // wide values (int64 past 32 bits, doubles) all along; the display name on
@@ -128,7 +129,8 @@ pb::XSpace LongLineSpace(int events) {
       line->set_name(absl::StrCat("stream ", l));
       line->set_display_name(absl::StrCat("Stream #", l));
       line->set_timestamp_ns(1000 + l);
-      const int n = l == 1 ? events : 20;
+      // Uneven long lines: whole lines cannot share out evenly.
+      const int n = l == 1 ? events / (1 + 2 * p) : 20;
       for (int e = 0; e < n; ++e) {
         const bool late = e >= n / 2;
         pb::XEvent* event = line->add_events();
@@ -170,8 +172,9 @@ TEST(WirePiecesTest, LongLinesDecodeLikeOneThread) {
   EXPECT_TRUE(SameOnAnyThreads(big, uint64_t{8} << 20));
   absl::StatusOr<XSpaceData> data = Parse(big, 2, uint64_t{8} << 20);
   ASSERT_TRUE(data.ok()) << data.status();
-  EXPECT_EQ(data->planes[1].lines[1].events.size(), 30000u);
-  EXPECT_GT(data->planes[1].wide_values.size(), 15000u);
+  EXPECT_EQ(data->planes[0].lines[1].events.size(), 30000u);
+  EXPECT_EQ(data->planes[1].lines[1].events.size(), 10000u);
+  EXPECT_GT(data->planes[0].wide_values.size(), 15000u);
 }
 
 TEST(WirePiecesTest, ErrorsAndLimitsLikeOneThread) {

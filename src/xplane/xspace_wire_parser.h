@@ -2,8 +2,9 @@
 // decodes XSpace wire bytes straight into XSpaceData, split by what it
 // decodes: xspace_wire_reader.cc (the space, checkpoints, errors, the entry
 // point), xspace_wire_planes.cc (planes and their metadata),
-// xspace_wire_lines.cc (lines, events, stats) and xspace_wire_parallel.cc
-// (decoding the lines on several threads). The field-level primitives
+// xspace_wire_lines.cc (lines, events, stats), xspace_wire_parallel.cc
+// (decoding the lines on several threads) and xspace_wire_pieces.cc
+// (cutting long lines into pieces for them). The field-level primitives
 // (varints, tags, lengths, skipping) and the one field loop every message
 // uses (ForEachField) are inline here. Include only from those files (and
 // their tests).

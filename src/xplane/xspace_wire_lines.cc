@@ -2,8 +2,6 @@
 #include <cstdint>
 #include <limits>
 
-#include <sys/mman.h>
-
 #include "src/xplane/xspace_wire_parser.h"
 
 namespace tbprof::xplane::wire_internal {
@@ -84,13 +82,6 @@ struct SliceSink {
 };
 
 }  // namespace
-
-void AdviseHugePages(const void* data, size_t bytes) {
-  const uintptr_t huge = uintptr_t{2} << 20;
-  const uintptr_t begin = (reinterpret_cast<uintptr_t>(data) + huge - 1) / huge * huge;
-  const uintptr_t end = (reinterpret_cast<uintptr_t>(data) + bytes) / huge * huge;
-  if (end > begin) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
-}
 
 size_t CountEventStats(Span event, bool* whole) {
   size_t count = 0;
@@ -289,8 +280,6 @@ bool WireParser::ParseLine(Span span, int depth, Line* line) {
   } else {
     line->events.reserve(events);
     line->stats.reserve(line->stats.size() + stats);
-    AdviseHugePages(line->events.data(), line->events.capacity() * sizeof(Event));
-    AdviseHugePages(line->stats.data(), line->stats.capacity() * sizeof(Stat));
   }
   event_number_ = 0;
   AppendSink sink{line};

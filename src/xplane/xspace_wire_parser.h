@@ -209,15 +209,6 @@ size_t CountEventStats(Span event, bool* whole = nullptr);
 // CountEventStats), so that decoding may yield more.
 bool CountPieceStats(Span piece, uint64_t* stats);
 
-// Asks for transparent huge pages for the 2 MB pages wholly inside [data,
-// data + bytes), the storage of a line's events or stats reserved at their
-// final size before it is filled: a fault per 2 MB rather than per 4 KB
-// when they are first written (for the 27 MB file of 908k events in
-// docs/benchmarks.md, about 8 ms of CPU), and fewer TLB misses for the
-// views that read them. Only a hint: nothing changes where the kernel
-// declines.
-void AdviseHugePages(const void* data, size_t bytes);
-
 // Cuts items of the given sizes (in order) into at most `parts` runs of
 // consecutive items with about equal byte totals: run g is items
 // [bounds[g], bounds[g + 1]); each cut is placed where the bytes before it

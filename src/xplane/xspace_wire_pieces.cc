@@ -147,9 +147,7 @@ bool WireParser::SplitLongLines(int threads) {
   for (size_t i : pieces) {
     if (!tasks[i].last_piece) continue;
     std::vector<Event>& events = tasks[i].line->events;
-    events.reserve(tasks[i].first_event + tasks[i].events);
-    AdviseHugePages(events.data(), events.capacity() * sizeof(Event));
-    events.resize(events.capacity());
+    events.resize(tasks[i].first_event + tasks[i].events);
   }
   count();
   for (std::thread& thread : counting) thread.join();
@@ -169,8 +167,6 @@ bool WireParser::SplitLongLines(int threads) {
     // Past what Event::stats_begin holds: one thread reports it.
     if (stats > std::numeric_limits<uint32_t>::max()) return false;
     std::vector<Stat>& line_stats = tasks[i].line->stats;
-    line_stats.reserve(stats);
-    AdviseHugePages(line_stats.data(), line_stats.capacity() * sizeof(Stat));
     line_stats.resize(stats);
     i = last;
   }

@@ -6,12 +6,13 @@
 
 namespace tbprof::xplane::wire_internal {
 
-// Number of stats (field 4) an XEvent holds, by a walk that only skips
-// fields; a malformed event stops the count (the parse reports it later).
-size_t CountEventStats(Span event) {
-  size_t count = 0;
-  const uint8_t* p = event.p;
-  const uint8_t* end = event.end;
+namespace {
+
+// Walks the fields of [p, end) only skipping them, and calls
+// `on_len(tag, value)` for each length-delimited one. Returns false where it
+// stops early: a group, an invalid wire type or a field running past `end`.
+template <typename OnLen>
+inline bool SkipWalk(const uint8_t* p, const uint8_t* end, OnLen&& on_len) {
   while (p < end) {
     uint32_t tag = *p++;
     if (tag >= 0x80) {
@@ -28,7 +29,7 @@ size_t CountEventStats(Span event) {
         }
         break;
       case kFixed64:
-        if (end - p < 8) return count;
+        if (end - p < 8) return false;
         p += 8;
         break;
       case kLen: {
@@ -38,20 +39,69 @@ size_t CountEventStats(Span event) {
           len |= static_cast<uint64_t>(b & 0x7f) << shift;
           if (b < 0x80) break;
         }
-        if (len > static_cast<uint64_t>(end - p)) return count;
+        if (len > static_cast<uint64_t>(end - p)) return false;
+        on_len(tag, Span{p, p + len});
         p += len;
-        count += tag == Tag(4, kLen);
         break;
       }
       case kFixed32:
-        if (end - p < 4) return count;
+        if (end - p < 4) return false;
         p += 4;
         break;
       default:
-        return count;  // Groups and bad wire types: rare or an error.
+        return false;  // Groups and bad wire types: rare or an error.
     }
   }
+  return true;
+}
+
+// Where ParseEvent() puts an event and its stats: appended to a line.
+struct AppendSink {
+  Line* line;
+  uint32_t next_stat() const { return static_cast<uint32_t>(line->stats.size()); }
+  Stat* NewStat() { return &line->stats.emplace_back(); }
+  void AddEvent(const Event& e) { line->events.push_back(e); }
+};
+
+// Where ParseEvent() puts an event and its stats: written in order into the
+// slices a piece of a split line was given (LineTask).
+struct SliceSink {
+  Event* event;
+  Stat* stat;
+  Stat* stat_end;
+  uint32_t stat_index;  // Of `stat` in the line.
+  uint32_t next_stat() const { return stat_index; }
+  // Null past the slice: counting the stats ahead found fewer (it cannot,
+  // when it walked every event whole, which the split requires).
+  Stat* NewStat() {
+    if (__builtin_expect(stat == stat_end, 0)) return nullptr;
+    ++stat_index;
+    return stat++;
+  }
+  void AddEvent(const Event& e) { *event++ = e; }
+};
+
+}  // namespace
+
+size_t CountEventStats(Span event, bool* whole) {
+  size_t count = 0;
+  const bool walked = SkipWalk(event.p, event.end,
+                               [&count](uint32_t tag, Span) { count += tag == Tag(4, kLen); });
+  if (whole != nullptr) *whole = walked;
   return count;
+}
+
+bool CountPieceStats(Span piece, uint64_t* stats) {
+  uint64_t count = 0;
+  bool whole = true;
+  const bool walked = SkipWalk(piece.p, piece.end, [&](uint32_t tag, Span value) {
+    if (tag != Tag(4, kLen)) return;
+    bool event_whole = true;
+    count += CountEventStats(value, &event_whole);
+    whole = whole && event_whole;
+  });
+  *stats = count;
+  return walked && whole;
 }
 
 bool WireParser::ParseStat(const uint8_t* p, const uint8_t* end, int depth, RawStat* s) {
@@ -125,11 +175,12 @@ bool WireParser::ResolveStat(const RawStat& raw, Stat* out) {
   }
 }
 
-bool WireParser::ParseEvent(const uint8_t* p, const uint8_t* end, int depth, Line* line) {
+template <typename Sink>
+bool WireParser::ParseEvent(const uint8_t* p, const uint8_t* end, int depth, Sink& sink) {
   if (!CheckDepth(depth, p)) return false;
   const uint8_t* const start = p;
   Event e;
-  e.stats_begin = static_cast<uint32_t>(line->stats.size());  // Stats are appended in order.
+  e.stats_begin = sink.next_stat();  // Stats are added in order.
   int64_t metadata_id = 0;
   const bool read = ForEachField(p, end, depth, [&](uint32_t tag, const uint8_t*& q) {
     switch (tag) {
@@ -147,8 +198,10 @@ bool WireParser::ParseEvent(const uint8_t* p, const uint8_t* end, int depth, Lin
         Span span;
         if (!ReadLen(q, end, &span)) return Field::kFailed;
         RawStat raw;
-        return ReadOrFailed(ParseStat(span.p, span.end, depth - 1, &raw) &&
-                            ResolveStat(raw, &line->stats.emplace_back()));
+        if (!ParseStat(span.p, span.end, depth - 1, &raw)) return Field::kFailed;
+        Stat* stat = sink.NewStat();
+        if (stat == nullptr) return ReadOrFailed(Fail(span.p, "more stats than counted"));
+        return ReadOrFailed(ResolveStat(raw, stat));
       }
       default:
         return Field::kUnknown;
@@ -158,7 +211,7 @@ bool WireParser::ParseEvent(const uint8_t* p, const uint8_t* end, int depth, Lin
   const uint32_t index = EventIndex(metadata_id, start);
   if (__builtin_expect(index >= MaxEventMetadata(), 0)) return FailTooManyEventMetadata(start);
   e.set_metadata_index(index);
-  line->events.push_back(e);
+  sink.AddEvent(e);
   return true;
 }
 
@@ -229,6 +282,7 @@ bool WireParser::ParseLine(Span span, int depth, Line* line) {
     line->stats.reserve(line->stats.size() + stats);
   }
   event_number_ = 0;
+  AppendSink sink{line};
   const uint8_t* p = span.p;
   while (p < span.end) {
     uint32_t tag = 0;
@@ -239,7 +293,7 @@ bool WireParser::ParseLine(Span span, int depth, Line* line) {
       continue;
     }
     ReadLen(p, span.end, &event);
-    if (!ParseEvent(event.p, event.end, depth - 1, line)) return false;
+    if (!ParseEvent(event.p, event.end, depth - 1, sink)) return false;
     ++event_number_;
     if (stream && line->events.size() == kStreamEvents) HandOverEvents(line, false, wide_floor);
     if (__builtin_expect(p >= next_checkpoint_, 0) && !Checkpoint(p)) return false;
@@ -250,6 +304,35 @@ bool WireParser::ParseLine(Span span, int depth, Line* line) {
     line->events.swap(stream_events_);
     line->stats.swap(stream_stats_);
   }
+  return true;
+}
+
+bool WireParser::DecodePiece(const LineTask& task) {
+  Line* line = task.line;
+  if (task.first_piece) {  // As ParseLine() does before the events.
+    line->name = Intern(task.name);
+    line->display_name = Intern(task.display_name);
+  }
+  SliceSink sink{task.events_begin(), task.stats_begin(), task.stats_begin() + task.stats,
+                 static_cast<uint32_t>(task.first_stat)};
+  // The line's own fields were checked when it was split.
+  event_number_ = static_cast<int64_t>(task.first_event);
+  const uint8_t* p = task.span.p;
+  const uint8_t* end = task.span.end;
+  while (p < end) {
+    uint32_t tag = 0;
+    ReadTag(p, end, &tag);
+    Span event;
+    if (tag != Tag(4, kLen)) {
+      SkipField(p, end, tag, task.depth);
+      continue;
+    }
+    ReadLen(p, end, &event);
+    if (!ParseEvent(event.p, event.end, task.depth - 1, sink)) return false;
+    ++event_number_;
+    if (__builtin_expect(p >= next_checkpoint_, 0) && !Checkpoint(p)) return false;
+  }
+  event_number_ = -1;
   return true;
 }
 

@@ -1,5 +1,5 @@
 // The XSpace wire reader: decoding the lines on several threads, each a
-// contiguous run of lines, then merging strings and implicit metadata in file
+// contiguous run of lines and pieces of long lines, then merging strings and implicit metadata in file
 // order so the result equals one thread's.
 #include <algorithm>
 #include <atomic>
@@ -9,6 +9,7 @@
 #include <thread>
 #include <vector>
 
+#include "absl/types/span.h"
 #include "src/base/status_macros.h"
 #include "src/xplane/xspace_wire_parser.h"
 
@@ -43,7 +44,9 @@ bool WireParser::DecodeTasks(size_t begin, size_t end) {
     plane_number_ = task.plane->number;
     line_number_ = task.line_number;
     task_begin_ = task.span.p;
-    if (!ParseLine(task.span, task.depth, task.line)) return false;
+    if (!(task.piece ? DecodePiece(task) : ParseLine(task.span, task.depth, task.line))) {
+      return false;
+    }
     tasks_done_bytes_ += static_cast<uint64_t>(task.span.end - task.span.p);
   }
   if (shared_ != nullptr) {
@@ -98,6 +101,14 @@ void RemapStats(const std::vector<uint32_t>& id, std::vector<Stat>* stats) {
   }
 }
 
+// The stats a task decoded: its line's, or its piece's slice of them.
+absl::Span<Stat> TaskStats(const LineTask& task) {
+  return absl::Span<Stat>(task.stats_begin(), task.stats_size());
+}
+absl::Span<Event> TaskEvents(const LineTask& task) {
+  return absl::Span<Event>(task.events_begin(), task.events_size());
+}
+
 // New ids of `pool`'s strings in `strings`, interned in id order.
 std::vector<uint32_t> InternAll(const StringPool& pool, StringPool* strings) {
   std::vector<uint32_t> id(pool.size());
@@ -137,11 +148,11 @@ void WireParser::MergeStrings(const std::vector<size_t>& bounds) {
       for (size_t t = bounds[g]; t < bounds[g + 1]; ++t) {
         if (tasks_[t].plane != &ps) continue;
         Line* line = tasks_[t].line;
-        if (!id.empty()) {
+        if (!id.empty() && tasks_[t].holds_line_fields()) {
           line->name = id[line->name];
           line->display_name = id[line->display_name];
         }
-        for (Stat& stat : line->stats) {
+        for (Stat& stat : TaskStats(tasks_[t])) {
           if (!id.empty() && IsStringStat(stat)) {
             stat.set_str_id(id[stat.str_id()]);
           } else if (!wide.empty() && stat.is_wide()) {
@@ -179,13 +190,12 @@ bool WireParser::ResolveProvisional(size_t group, size_t begin, size_t end) {
     }
     for (size_t t = begin; t < end; ++t) {
       if (tasks_[t].plane != &ps) continue;
-      Line* line = tasks_[t].line;
-      for (Event& event : line->events) {
+      for (Event& event : TaskEvents(tasks_[t])) {
         if (event.metadata_index() >= ps.known_events) {
           event.set_metadata_index(event_index[event.metadata_index() - ps.known_events]);
         }
       }
-      for (Stat& stat : line->stats) {
+      for (Stat& stat : TaskStats(tasks_[t])) {
         if (stat.metadata_index() >= ps.known_stats) {
           stat.set_metadata_index(stat_index[stat.metadata_index() - ps.known_stats]);
         }
@@ -206,6 +216,7 @@ absl::StatusOr<bool> WireParser::ParseInParallel(int threads) {
     return false;
   }
   UsePool(&out_->strings);
+  if (!SplitLongLines(threads)) return false;
   const std::vector<size_t> bounds = SplitTasks(threads);
   groups_ = bounds.size() - 1;
   if (groups_ <= 1) return false;  // One run of lines: nothing to share.
@@ -283,6 +294,7 @@ absl::StatusOr<bool> WireParser::ParseInParallel(int threads) {
   input_->ReleaseBefore(size_);
   if (options_.line_events) {  // Streaming: whole lines, in file order.
     for (const LineTask& task : tasks_) {
+      if (!task.ends_line()) continue;
       options_.line_events(*out_, *task.plane->plane, *task.line, true);
       std::vector<Event>().swap(task.line->events);
       std::vector<Stat>().swap(task.line->stats);

@@ -2,8 +2,9 @@
 // decodes XSpace wire bytes straight into XSpaceData, split by what it
 // decodes: xspace_wire_reader.cc (the space, checkpoints, errors, the entry
 // point), xspace_wire_planes.cc (planes and their metadata),
-// xspace_wire_lines.cc (lines, events, stats) and xspace_wire_parallel.cc
-// (decoding the lines on several threads). The field-level primitives
+// xspace_wire_lines.cc (lines, events, stats), xspace_wire_parallel.cc
+// (decoding the lines on several threads) and xspace_wire_pieces.cc
+// (cutting long lines into pieces for them). The field-level primitives
 // (varints, tags, lengths, skipping) and the one field loop every message
 // uses (ForEachField) are inline here. Include only from those files (and
 // their tests).
@@ -152,13 +153,37 @@ struct PlaneState {
   std::vector<WideValues> line_wide;  // Per group.
 };
 
-// One line to decode: its bytes and where the result goes.
+// One line to decode, or one piece of a split line: its bytes and where the
+// result goes.
 struct LineTask {
-  PlaneState* plane;
-  int64_t line_number;  // Within its plane, for errors.
+  PlaneState* plane = nullptr;
+  int64_t line_number = 0;  // Within its plane, for errors.
   Span span;
-  int depth;
-  Line* line;
+  int depth = 0;
+  Line* line = nullptr;
+  // A piece of a line split at event boundaries (ParseInParallel): the
+  // pieces of a line are consecutive tasks whose spans cover the line's
+  // bytes in order. Its events go to line->events[first_event, +events)
+  // and their stats to line->stats[first_stat, +stats), both allocated at
+  // their final size before the pieces are decoded. The line's own fields
+  // were read when it was split; its first piece interns its name and
+  // display name (`name`, `display_name`).
+  bool piece = false;
+  bool first_piece = false;
+  bool last_piece = false;
+  bool stats_counted = false;  // Counting its stats walked every event whole.
+  uint64_t first_event = 0, events = 0;
+  uint64_t first_stat = 0, stats = 0;
+  Span name, display_name;
+  // Whole lines: their events and stats. Pieces: their slices.
+  Event* events_begin() const { return line->events.data() + (piece ? first_event : 0); }
+  size_t events_size() const { return piece ? events : line->events.size(); }
+  Stat* stats_begin() const { return line->stats.data() + (piece ? first_stat : 0); }
+  size_t stats_size() const { return piece ? stats : line->stats.size(); }
+  // The task that holds the line's own fields (name, display name).
+  bool holds_line_fields() const { return !piece || first_piece; }
+  // The line is complete once this task is decoded.
+  bool ends_line() const { return !piece || last_piece; }
 };
 
 // Shared by the threads that decode lines in parallel.
@@ -174,8 +199,15 @@ struct ParallelShared {
 };
 
 // Number of stats (field 4) an XEvent holds, by a walk that only skips
-// fields; a malformed event stops the count (the parse reports it later).
-size_t CountEventStats(Span event);
+// fields; a malformed event or a group stops the count (the parse reports
+// the former later), and `*whole` (when given) is then set false: only a
+// whole walk promises that decoding the event yields no more stats.
+size_t CountEventStats(Span event, bool* whole = nullptr);
+
+// Sets `*stats` to the number of stats of the events (field 4) in `piece`,
+// a run of XLine fields. False where a walk stopped early (see
+// CountEventStats), so that decoding may yield more.
+bool CountPieceStats(Span piece, uint64_t* stats);
 
 // Cuts items of the given sizes (in order) into at most `parts` runs of
 // consecutive items with about equal byte totals: run g is items
@@ -454,8 +486,14 @@ class WireParser {
   bool ParseStatMetadataEntry(Span entry, int depth, RawStatMetadata* md);
   bool ParseEventMetadataEntry(Span entry, int depth, RawEventMetadata* md);
   bool ParseEventMetadata(Span value, int depth, RawEventMetadata* md);
-  bool ParseEvent(const uint8_t* p, const uint8_t* end, int depth, Line* line);
+  // Decodes one XEvent into `sink` (AppendSink: pushed onto a line; SliceSink:
+  // written into a piece's preallocated slices).
+  template <typename Sink>
+  bool ParseEvent(const uint8_t* p, const uint8_t* end, int depth, Sink& sink);
   bool ParseLine(Span span, int depth, Line* line);
+  // Decodes the events of a piece of a split line (LineTask::piece) into its
+  // slices, interning the line's name first when it is the first piece.
+  bool DecodePiece(const LineTask& task);
   // Streaming (XSpaceParseOptions::line_events): hands `line`'s events
   // decoded so far to the caller and empties it (events, stats and the
   // plane's wide values past `wide_floor`).
@@ -470,6 +508,19 @@ class WireParser {
   bool DecodeTasks(size_t begin, size_t end);
   // Group boundaries: groups g = [bounds[g], bounds[g + 1]) of tasks_.
   std::vector<size_t> SplitTasks(int threads) const;
+  // Replaces the tasks of lines too big to balance by pieces of about equal
+  // bytes, cut at event boundaries (xspace_wire_pieces.cc): a walk over each
+  // such line's own fields here (reading them into the Line, which must not
+  // be malformed), a count of the pieces' stats on `threads` threads, then
+  // the lines' events and stats allocated at their final size. Returns false
+  // when one thread must parse instead: a split line is malformed outside
+  // its events, holds groups (its stats cannot be counted ahead) or more
+  // stats than a line can; no pages but a mapped file's are released.
+  bool SplitLongLines(int threads);
+  // Appends the pieces of `task`'s line to `out` (or `task` itself when it
+  // makes one piece): cut after the first event at which a piece reaches
+  // `piece_bytes`. Reads the line's own fields into the Line.
+  bool SplitLine(const LineTask& task, uint64_t piece_bytes, std::vector<LineTask>* out);
   // After the threads joined: interns the strings of the pools of
   // PlaneState into the space's pool and appends the groups' wide values to
   // their planes', in the order one thread would have, and rewrites the ids

@@ -193,7 +193,12 @@ bool WireParser::ParsePlane(Span span, int depth) {
   ps->known_events = static_cast<uint32_t>(plane.event_metadata.size());
   if (collect_tasks_) {  // Decoded later, by ParseInParallel().
     for (size_t i = 0; i < lines.size(); ++i) {
-      tasks_.push_back({ps, static_cast<int64_t>(i), lines[i], depth - 1, &plane.lines.emplace_back()});
+      LineTask& task = tasks_.emplace_back();
+      task.plane = ps;
+      task.line_number = static_cast<int64_t>(i);
+      task.span = lines[i];
+      task.depth = depth - 1;
+      task.line = &plane.lines.emplace_back();
       line_bytes_ += static_cast<uint64_t>(lines[i].end - lines[i].p);
     }
     ps_ = nullptr;

@@ -39,6 +39,22 @@
 // one thread. The first error in file order is reported, with the same
 // message; a malformed input outside the lines is re-read by one thread.
 //
+// Long lines: when whole lines cannot share out evenly (the busiest run
+// more than 1/8 over an even share: a trace whose events sit in one or two
+// lines), each line over two pieces' worth of bytes (a piece: 1/(8 *
+// threads) of the lines' bytes, at least 64 KB) is cut into pieces at event
+// boundaries by a walk over the line's own fields on this thread. The
+// pieces' stats are then counted on every thread (this thread meanwhile
+// allocates the lines' events, whose number the walk found), the lines'
+// stats are allocated at their final size, and the pieces join the lines
+// as tasks of the runs: a piece decodes its events and stats into its
+// slices of the line's vectors, interning into its run's pool as a line
+// does, and its provisional indices and wide values are merged by slice.
+// A split line whose own fields are malformed, whose events hold groups
+// (stats after them cannot be counted ahead) or that holds more stats than
+// a line can is re-read by one thread, like a malformed input outside the
+// lines.
+//
 // Memory: the model itself (events and stats are about 1.3x the file for a
 // stat-dense trace such as a converted Kineto trace), plus the file's pages
 // being read: they are given back every ~1 MB as decoding passes them (a
@@ -129,6 +145,8 @@ struct XSpaceParseOptions {
   // does not depend on it. `progress` is only ever called on the calling
   // thread.
   int threads = 0;
+  // Also sets the smallest piece a long line is cut into (1/128 of it, at
+  // most 64 KB): tests and fuzzing lower it to split small inputs.
   uint64_t parallel_min_bytes = uint64_t{8} << 20;
   // The most event metadata a plane may hold, implicit ones (ids that events
   // use but no map entry defines) included; a file with more is rejected

@@ -2,6 +2,7 @@
 #include <cstdint>
 #include <limits>
 
+#include "src/base/huge_pages.h"
 #include "src/xplane/xspace_wire_parser.h"
 
 namespace tbprof::xplane::wire_internal {
@@ -280,6 +281,9 @@ bool WireParser::ParseLine(Span span, int depth, Line* line) {
   } else {
     line->events.reserve(events);
     line->stats.reserve(line->stats.size() + stats);
+    // Both are filled to their capacity below.
+    AdviseHugePagesFor(line->events);
+    AdviseHugePagesFor(line->stats);
   }
   event_number_ = 0;
   AppendSink sink{line};

@@ -7,6 +7,7 @@
 #include <thread>
 #include <vector>
 
+#include "src/base/huge_pages.h"
 #include "src/xplane/xspace_wire_parser.h"
 
 namespace tbprof::xplane::wire_internal {
@@ -147,6 +148,8 @@ bool WireParser::SplitLongLines(int threads) {
   for (size_t i : pieces) {
     if (!tasks[i].last_piece) continue;
     std::vector<Event>& events = tasks[i].line->events;
+    events.reserve(tasks[i].first_event + tasks[i].events);
+    AdviseHugePagesFor(events);  // Written in full: first by the zero fill.
     events.resize(tasks[i].first_event + tasks[i].events);
   }
   count();
@@ -167,6 +170,8 @@ bool WireParser::SplitLongLines(int threads) {
     // Past what Event::stats_begin holds: one thread reports it.
     if (stats > std::numeric_limits<uint32_t>::max()) return false;
     std::vector<Stat>& line_stats = tasks[i].line->stats;
+    line_stats.reserve(stats);
+    AdviseHugePagesFor(line_stats);
     line_stats.resize(stats);
     i = last;
   }

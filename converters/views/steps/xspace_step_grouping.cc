@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <limits>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "converters/views/steps/selected_stats.h"
 #include "converters/views/steps/xspace_to_step_db.h"
 #include "src/xplane/xspace_schema.h"
 
@@ -68,18 +70,15 @@ void MarkHintStat(const LaunchPrecisionHintsBuilder* hints, std::vector<uint8_t>
 }
 
 // `read_stat`: ReadStatMetadata() of the event's plane, maybe marked by
-// MarkHintStat(). With `hints` (may be null: the marked stats are skipped),
+// MarkHintStat(), as SelectedStats. With `hints` (may be null: the marked stats are skipped),
 // s.precision_hint starts at `inherited_hint` and is refined by the
 // event's input types.
-HostEventStats ReadHostEventStats(const XEventVisitor& event,
-                                  const std::vector<uint8_t>& read_stat,
+HostEventStats ReadHostEventStats(const XEventVisitor& event, const SelectedStats& read_stat,
                                   LaunchPrecisionHintsBuilder* hints = nullptr,
                                   PrecisionHint inherited_hint = PrecisionHint::kUnknown) {
   HostEventStats s;
   s.precision_hint = inherited_hint;
-  event.ForEachStat([&](const XStatVisitor& stat) {
-    const uint8_t read = read_stat[stat.metadata_index()];
-    if (!read) return;
+  read_stat.ForEach(event, [&](const XStatVisitor& stat, uint8_t read) {
     if (read == 2) {  // Input types: read for the hints only.
       if (hints != nullptr) hints->Refine(stat, &s.precision_hint);
       return;
@@ -191,7 +190,7 @@ class EventGroupTable {
 
 void GroupPregrouped(const XPlaneVisitor& host, XSpaceStepGroups* out) {
   out->host_event_group.resize(host.num_lines());
-  const std::vector<uint8_t> read_stat = ReadStatMetadata(host);
+  const SelectedStats read_stat(host, ReadStatMetadata(host));
   std::vector<int32_t> groups;
   for (size_t li = 0; li < host.num_lines(); ++li) {
     XLineVisitor line = host.line(li);
@@ -265,8 +264,9 @@ XSpaceStepGroups GroupXSpaceSteps(const xplane::XSpaceData& space,
   }
 
   // Pass 1: roots, launch events.
-  std::vector<uint8_t> read_stat = ReadStatMetadata(host);
-  MarkHintStat(hints, &read_stat);
+  std::vector<uint8_t> read_table = ReadStatMetadata(host);
+  MarkHintStat(hints, &read_table);
+  const SelectedStats read_stat(host, std::move(read_table));
   std::vector<RootRef> roots;
   // Launches go into the index at once, their groups set in pass 3; this
   // marks which events they are, a bit per event of each line.

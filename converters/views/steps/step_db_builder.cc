@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <limits>
-#include <thread>
 
 namespace tbprof::views {
 
@@ -137,102 +136,64 @@ StepDbBuilder::Result StepDbBuilder::Build(const std::vector<StepGroup>& groups,
 
   // Device-only steps leave the host events out.
   const uint64_t skip_bit = mode == StepWindowMode::kDeviceOnly ? kHostBit : 0;
-  // The steps of candidates [begin, end), in order, into `part`. Reads the
-  // builder only: two ranges may be resolved at once.
-  struct Part {
-    tensorflow::profiler::StepDatabaseResult step_db;
-    uint64_t compute_16bit_ps = 0;
-    uint64_t compute_32bit_ps = 0;
-    int steps_without_compute = 0;
-  };
-  auto resolve_range = [&](size_t begin, size_t end, Part* part) {
-    OverlapResolver resolver;
-    resolver.set_xprof_zero_length_quirk(xprof_zero_length_quirk);
-    for (size_t ci = begin; ci < end; ++ci) {
-      const Candidate& c = candidates[ci];
-      const StepGroup& group = groups[c.group];
-      auto for_each_span = [&](auto&& fn) {
-        for (uint32_t k = first_segment[c.group]; k < first_segment[c.group + 1]; ++k) {
-          for (uint32_t i = segments[k].begin; i < segments[k].end; ++i) {
-            if ((spans_[i].length_and_type & skip_bit) != 0) continue;
-            fn(Unpack(spans_[i]));
-          }
-        }
-      };
-      ResolvedBreakdown rb;
-      resolver.ResolveEach(for_each_span, c.begin_ps, c.end_ps, &rb);
-      part->compute_16bit_ps += rb.compute_16bit_ps;
-      part->compute_32bit_ps += rb.compute_32bit_ps;
-      bool well_formed = mode == StepWindowMode::kHostOnly
-                             ? rb.present[kHostCompute]
-                             : (rb.present[kDeviceCompute16] || rb.present[kDeviceCompute32]);
-      if (!well_formed) {
-        ++part->steps_without_compute;
-        continue;
-      }
-      const uint64_t duration = static_cast<uint64_t>(c.end_ps - c.begin_ps);
-      uint64_t total = 0;
-      for (uint64_t ps : rb.type_ps) total += ps;
-      if (total < duration) {
-        rb.type_ps[kUnknownTime] += duration - total;
-        rb.present.set(kUnknownTime);
-      }
-      GenericStepBreakdown breakdown;
-      auto& type_ps = *breakdown.mutable_type_ps();
-      for (int t = 0; t < kNumEventTypeSlots; ++t) {
-        if (rb.present[t] || rb.type_ps[t] > 0) type_ps[t] = rb.type_ps[t];
-      }
-      const int64_t step_num = group.step_num >= 0 ? group.step_num : group.group_id;
-      StepInfoResult info;
-      info.set_step_num(static_cast<uint32_t>(step_num));
-      info.set_step_name(group.name);
-      info.set_duration_ps(duration);
-      info.set_begin_ps(static_cast<uint64_t>(std::max<int64_t>(c.begin_ps, 0)));
-      info.mutable_step_breakdown()->PackFrom(breakdown);
-      PerCoreStepInfo* step = part->step_db.add_step_sequence();
-      step->set_step_num(static_cast<uint32_t>(step_num));
-      (*step->mutable_step_info_per_core())[kDefaultGpuLocalCoreId] = std::move(info);
-      if (mode != StepWindowMode::kHostOnly) {
-        const Transfers& t = transfers_[c.group];
-        for (int i = 0; i < 3; ++i) {
-          auto* dmt = step->add_device_memory_transfers();
-          dmt->set_occurrence(t.occurrences[i]);
-          dmt->set_time_us(static_cast<double>(t.duration_ps[i]) / 1e6);
-          dmt->set_bytes_transferred(t.bytes[i]);
+  OverlapResolver resolver;
+  resolver.set_xprof_zero_length_quirk(xprof_zero_length_quirk);
+  uint64_t compute_16bit_ps = 0, compute_32bit_ps = 0;
+  for (const Candidate& c : candidates) {
+    const StepGroup& group = groups[c.group];
+    auto for_each_span = [&](auto&& fn) {
+      for (uint32_t k = first_segment[c.group]; k < first_segment[c.group + 1]; ++k) {
+        for (uint32_t i = segments[k].begin; i < segments[k].end; ++i) {
+          if ((spans_[i].length_and_type & skip_bit) != 0) continue;
+          fn(Unpack(spans_[i]));
         }
       }
+    };
+    ResolvedBreakdown rb;
+    resolver.ResolveEach(for_each_span, c.begin_ps, c.end_ps, &rb);
+    compute_16bit_ps += rb.compute_16bit_ps;
+    compute_32bit_ps += rb.compute_32bit_ps;
+    bool well_formed = mode == StepWindowMode::kHostOnly
+                           ? rb.present[kHostCompute]
+                           : (rb.present[kDeviceCompute16] || rb.present[kDeviceCompute32]);
+    if (!well_formed) {
+      ++result.steps_without_compute;
+      continue;
     }
-  };
-  // Many spans: the candidates in two ranges of about equal spans, the
-  // second resolved on a thread of its own (the sums and the steps, taken
-  // in candidate order, are the same as from one range).
-  size_t split = candidates.size();
-  if (parallel_min_spans_ > 0 && candidates.size() >= 2) {
-    uint64_t total_spans = 0;
-    for (const Candidate& c : candidates) total_spans += group_spans[c.group];
-    if (total_spans >= parallel_min_spans_) {
-      uint64_t spans = 0;
-      split = 0;
-      while (split + 1 < candidates.size() && 2 * spans < total_spans) {
-        spans += group_spans[candidates[split++].group];
+    const uint64_t duration = static_cast<uint64_t>(c.end_ps - c.begin_ps);
+    uint64_t total = 0;
+    for (uint64_t ps : rb.type_ps) total += ps;
+    if (total < duration) {
+      rb.type_ps[kUnknownTime] += duration - total;
+      rb.present.set(kUnknownTime);
+    }
+    GenericStepBreakdown breakdown;
+    auto& type_ps = *breakdown.mutable_type_ps();
+    for (int t = 0; t < kNumEventTypeSlots; ++t) {
+      if (rb.present[t] || rb.type_ps[t] > 0) type_ps[t] = rb.type_ps[t];
+    }
+    const int64_t step_num = group.step_num >= 0 ? group.step_num : group.group_id;
+    StepInfoResult info;
+    info.set_step_num(static_cast<uint32_t>(step_num));
+    info.set_step_name(group.name);
+    info.set_duration_ps(duration);
+    info.set_begin_ps(static_cast<uint64_t>(std::max<int64_t>(c.begin_ps, 0)));
+    info.mutable_step_breakdown()->PackFrom(breakdown);
+    PerCoreStepInfo* step = result.step_db.add_step_sequence();
+    step->set_step_num(static_cast<uint32_t>(step_num));
+    (*step->mutable_step_info_per_core())[kDefaultGpuLocalCoreId] = std::move(info);
+    if (mode != StepWindowMode::kHostOnly) {
+      const Transfers& t = transfers_[c.group];
+      for (int i = 0; i < 3; ++i) {
+        auto* dmt = step->add_device_memory_transfers();
+        dmt->set_occurrence(t.occurrences[i]);
+        dmt->set_time_us(static_cast<double>(t.duration_ps[i]) / 1e6);
+        dmt->set_bytes_transferred(t.bytes[i]);
       }
     }
   }
-  Part first, second;
-  if (split < candidates.size()) {
-    std::thread worker(resolve_range, split, candidates.size(), &second);
-    resolve_range(0, split, &first);
-    worker.join();
-  } else {
-    resolve_range(0, candidates.size(), &first);
-  }
-  result.step_db = std::move(first.step_db);
-  for (PerCoreStepInfo& step : *second.step_db.mutable_step_sequence()) {
-    *result.step_db.add_step_sequence() = std::move(step);
-  }
-  result.steps_without_compute = first.steps_without_compute + second.steps_without_compute;
-  result.precision.set_compute_16bit_ps(first.compute_16bit_ps + second.compute_16bit_ps);
-  result.precision.set_compute_32bit_ps(first.compute_32bit_ps + second.compute_32bit_ps);
+  result.precision.set_compute_16bit_ps(compute_16bit_ps);
+  result.precision.set_compute_32bit_ps(compute_32bit_ps);
 
   constexpr int kDropIncompleteStepThreshold = 5;
   auto* sequence = result.step_db.mutable_step_sequence();

@@ -40,10 +40,6 @@ class StepDbBuilder {
  public:
   explicit StepDbBuilder(size_t num_device_planes) : num_planes_(num_device_planes) {}
 
-  // Build() resolves the steps on two threads when they hold at least
-  // `min_spans` spans (0: never); the result is the same either way.
-  void set_parallel_min_spans(uint64_t min_spans) { parallel_min_spans_ = min_spans; }
-
   // Room for `num_spans` Add*Event() calls without reallocation (a hint).
   void Reserve(size_t num_spans) { spans_.reserve(num_spans); }
 
@@ -151,7 +147,6 @@ class StepDbBuilder {
   }
 
   size_t num_planes_;
-  uint64_t parallel_min_spans_ = 0;
   std::vector<Marker> markers_;  // [group * num_planes_ + plane]
   std::vector<uint8_t> has_device_event_;
   std::vector<Transfers> transfers_;

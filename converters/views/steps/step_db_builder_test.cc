@@ -2,7 +2,6 @@
 
 #include <cstdint>
 #include <map>
-#include <random>
 #include <vector>
 
 #include "converters/views/steps/event_type_span.h"
@@ -117,65 +116,6 @@ TEST(StepDbBuilderTest, DeviceOnlyBuildLeavesHostEventsOut) {
   EXPECT_EQ(Breakdowns(with_host), expected_with_host);
   EXPECT_EQ(Breakdowns(device_only), expected_device_only);
   EXPECT_EQ(Breakdowns(again), expected_with_host);
-}
-
-}  // namespace
-}  // namespace tbprof::views
-
-namespace tbprof::views {
-namespace {
-
-// Random device and host spans over many groups: Build() on two threads
-// (set_parallel_min_spans) gives the same result, byte for byte, as on one,
-// in every mode and with the zero-length quirk on and off.
-TEST(StepDbBuilderTest, TwoThreadsBuildWhatOneDoes) {
-  std::mt19937_64 rng(5);
-  auto fill = [&](StepDbBuilder* builder) {
-    std::mt19937_64 r(rng());
-    for (int i = 0; i < 20000; ++i) {
-      const int32_t group = static_cast<int32_t>(r() % 40) - 1;
-      const int64_t begin = 1000 * (group < 0 ? 0 : group) + static_cast<int64_t>(r() % 1500);
-      const int64_t end = begin + static_cast<int64_t>(r() % 300);
-      const EventType type = static_cast<EventType>(10 * (r() % 18));
-      if (r() % 2 == 0) {
-        builder->AddDeviceMarker(group < 0 ? 0 : group, r() % 2, begin, end);
-        builder->AddDeviceEvent(group, {begin, end, type});
-      } else {
-        builder->AddHostEvent(group, {begin, end, type});
-      }
-      if (r() % 50 == 0 && group >= 0) builder->AddMemoryTransfer(group, kHostToDevice, 5, 7);
-    }
-  };
-  for (StepWindowMode mode :
-       {StepWindowMode::kDeviceOnly, StepWindowMode::kWithHost, StepWindowMode::kHostOnly}) {
-    for (bool quirk : {false, true}) {
-      const uint64_t seed = rng();
-      StepDbBuilder one(/*num_device_planes=*/2), two(/*num_device_planes=*/2);
-      rng.seed(seed);
-      fill(&one);
-      rng.seed(seed);
-      fill(&two);
-      two.set_parallel_min_spans(1);
-      const StepDbBuilder::Result a = one.Build(HostGroups(39), mode, true, quirk);
-      const StepDbBuilder::Result b = two.Build(HostGroups(39), mode, true, quirk);
-      ASSERT_GT(a.step_db.step_sequence_size(), 0);
-      // Field by field: the packed breakdowns' map order is not stable.
-      EXPECT_EQ(Breakdowns(a), Breakdowns(b));
-      ASSERT_EQ(a.step_db.step_sequence_size(), b.step_db.step_sequence_size());
-      for (int i = 0; i < a.step_db.step_sequence_size(); ++i) {
-        auto without_breakdown = [&](const StepDbBuilder::Result& r) {
-          tensorflow::profiler::PerCoreStepInfo step = r.step_db.step_sequence(i);
-          (*step.mutable_step_info_per_core())[kDefaultGpuLocalCoreId].clear_step_breakdown();
-          return step.SerializeAsString();
-        };
-        EXPECT_EQ(without_breakdown(a), without_breakdown(b)) << "step " << i;
-      }
-      EXPECT_EQ(a.step_db.num_steps_dropped(), b.step_db.num_steps_dropped());
-      EXPECT_EQ(a.precision.SerializeAsString(), b.precision.SerializeAsString());
-      EXPECT_EQ(a.steps_without_compute, b.steps_without_compute);
-      EXPECT_EQ(a.incomplete_steps_dropped, b.incomplete_steps_dropped);
-    }
-  }
 }
 
 }  // namespace

@@ -598,7 +598,6 @@ absl::StatusOr<StepAnalyses> ConvertXSpaceToStepAnalyses(const xplane::XSpaceDat
   if (hints_builder.has_value() && !groups.pregrouped) precision_hints.Set(hints_builder->Finish());
   hints_builder.reset();
   StepDbBuilder steps(gpu_planes.size());
-  steps.set_parallel_min_spans(options.parallel_min_spans);
   {
     size_t num_events = 0;  // At most one span per event.
     for (const xplane::Plane* plane : gpu_planes) {

@@ -58,10 +58,6 @@ struct StepOptions {
   // tool that shows steps: checked with xprof 2.24 in tests/xprof). The
   // first step often carries warm-up and the last may be cut by the profiler.
   bool drop_incomplete_steps = true;
-  // Steps holding at least this many spans (events, about) in all are
-  // resolved on two threads (StepDbBuilder::set_parallel_min_spans; the
-  // result is the same); 0: on the calling thread only.
-  uint64_t parallel_min_spans = uint64_t{1} << 17;
 };
 
 struct StepAnalysis {

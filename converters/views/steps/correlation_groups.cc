@@ -60,6 +60,52 @@ bool CorrelationGroups::MergeRunsInPlace() {
   return true;
 }
 
+bool CorrelationGroups::SortByIdPacked() {
+  // Ids and groups as one key, (id - min) << 32 | group, sorted on the id
+  // bits only by a least-significant-digit radix sort, which is stable:
+  // launches of equal ids keep their order of addition without an index in
+  // the key (fewer digits to pass over than OrderById(), and no gather).
+  const size_t n = pending_ids_.size();
+  int64_t min_id = pending_ids_[0], max_id = min_id;
+  for (size_t i = 0; i < n; ++i) {
+    min_id = std::min(min_id, pending_ids_[i]);
+    max_id = std::max(max_id, pending_ids_[i]);
+  }
+  const uint64_t base = static_cast<uint64_t>(min_id);
+  const uint64_t range = static_cast<uint64_t>(max_id) - base;
+  int range_bits = 0;
+  while (range_bits < 64 && (range >> range_bits) != 0) ++range_bits;
+  if (range_bits > 32) return false;
+  std::vector<uint64_t> keys(n);
+  for (size_t i = 0; i < n; ++i) {
+    keys[i] = (static_cast<uint64_t>(pending_ids_[i]) - base) << 32 |
+              static_cast<uint32_t>(pending_groups_[i]);
+  }
+  std::vector<uint64_t> scratch(n);
+  constexpr int kDigitBits = 11;
+  constexpr size_t kBuckets = size_t{1} << kDigitBits;
+  uint64_t* from = keys.data();
+  uint64_t* to = scratch.data();
+  for (int shift = 32; shift < 32 + range_bits; shift += kDigitBits) {
+    std::vector<size_t> count(kBuckets, 0);
+    for (size_t i = 0; i < n; ++i) ++count[(from[i] >> shift) & (kBuckets - 1)];
+    if (count[(from[0] >> shift) & (kBuckets - 1)] == n) continue;  // One digit: no move.
+    size_t sum = 0;
+    for (size_t& c : count) {
+      const size_t c0 = c;
+      c = sum;
+      sum += c0;
+    }
+    for (size_t i = 0; i < n; ++i) to[count[(from[i] >> shift) & (kBuckets - 1)]++] = from[i];
+    std::swap(from, to);
+  }
+  for (size_t i = 0; i < n; ++i) {
+    pending_ids_[i] = static_cast<int64_t>(base + (from[i] >> 32));
+    pending_groups_[i] = static_cast<int32_t>(static_cast<uint32_t>(from[i]));
+  }
+  return true;
+}
+
 std::vector<uint32_t> CorrelationGroups::OrderById() const {
   const size_t n = pending_ids_.size();
   // Launch order by id, stably (the order of addition among equal ids): a
@@ -100,7 +146,7 @@ void CorrelationGroups::Finish() {
   ids_.clear();
   groups_.clear();
   if (n == 0) return;
-  if (!MergeRunsInPlace()) {
+  if (!MergeRunsInPlace() && !SortByIdPacked()) {
     std::vector<uint32_t> by_id = OrderById();
     // Into id order: the ids first, then, with their old order freed, the
     // groups (the launches are never held twice over).

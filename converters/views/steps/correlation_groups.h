@@ -52,7 +52,11 @@ class CorrelationGroups {
   // Sorts the pending launches by id, stably, when they are a few ascending
   // runs (or one): true; false, leaving them as they are, for more runs.
   bool MergeRunsInPlace();
-  // Indices into the pending launches in order of id, stably (a radix sort).
+  // Sorts the pending launches by id, stably, when the ids span at most 32
+  // bits: true; false, leaving them as they are, for wider ranges.
+  bool SortByIdPacked();
+  // Indices into the pending launches in order of id, stably (a radix sort;
+  // any id range).
   std::vector<uint32_t> OrderById() const;
 
   // The launches added, until Finish() (12 bytes each: millions in a trace).

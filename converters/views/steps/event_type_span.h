@@ -150,6 +150,15 @@ class OverlapResolver {
   static uint16_t EndOrder(EventType type) {
     return static_cast<uint16_t>(kNumEventTypeSlots - 1 - type);
   }
+  // The same order in the packed keys, by the type's rank: every EventType
+  // is a multiple of 10, so type / 10 ranks them in 0 .. kNumTypeRanks - 1
+  // and the order (ends 0.., starts kNumTypeRanks.., each by descending
+  // type) fits in 6 bits instead of 9: fewer key bits, and on most steps
+  // one radix pass fewer.
+  static constexpr int kNumTypeRanks = kDeviceWaitHost / 10 + 1;
+  static uint16_t PackedEndOrder(EventType type) {
+    return static_cast<uint16_t>(kNumTypeRanks - 1 - type / 10);
+  }
   // x % 1000 == 0 and x % 1000000 == 0 by multiplying with the inverse of
   // the odd factor modulo 2^64 (a multiple of m maps to at most max / m).
   static constexpr uint64_t InverseOfOdd(uint64_t a) {
@@ -181,12 +190,15 @@ class OverlapResolver {
   template <typename At, typename Fn>
   void SweepBoundaries(size_t n, At&& at, Fn&& fn);
 
-  static constexpr int kPackedOrderBits = 9;
+  static constexpr int kPackedOrderBits = 6;
+  static_assert(2 * kNumTypeRanks <= (1 << kPackedOrderBits), "packed order must fit");
+  static_assert(kDeviceWaitHost + 1 == kNumEventTypeSlots && kDeviceWaitHost % 10 == 0,
+                "EventTypes are multiples of 10 up to kDeviceWaitHost");
   static constexpr int kMaxDigits = 6;
   static constexpr int kMaxDigitBits = 11;
   // SortedBoundaries' result: packed keys ((time - packed_min_ps_) /
-  // packed_unit_ps_ << kPackedOrderBits | order) when `packed_`, else
-  // `boundaries_`. The unit is the largest of 10^6, 10^3 and 1 that divides
+  // packed_unit_ps_ << kPackedOrderBits | order by PackedEndOrder()) when
+  // `packed_`, else `boundaries_`. The unit is the largest of 10^6, 10^3 and 1 that divides
   // every time difference (traces hold times in whole ns or us), so keys
   // take fewer bits and the sort fewer passes.
   bool xprof_zero_length_quirk_ = false;
@@ -255,8 +267,8 @@ void OverlapResolver::SortedBoundaries(ForEachSpan&& for_each_span) {
     uint64_t* out = keys_.data();
     if (!radix) {
       for_each_span([&](const EventTypeSpan& s) {
-        *out++ = key(s.begin_ps, kNumEventTypeSlots + EndOrder(s.type));
-        *out++ = key(s.end_ps, EndOrder(s.type));
+        *out++ = key(s.begin_ps, kNumTypeRanks + PackedEndOrder(s.type));
+        *out++ = key(s.end_ps, PackedEndOrder(s.type));
       });
       return;
     }
@@ -270,8 +282,8 @@ void OverlapResolver::SortedBoundaries(ForEachSpan&& for_each_span) {
       }
     };
     for_each_span([&](const EventTypeSpan& s) {
-      const uint64_t begin_key = key(s.begin_ps, kNumEventTypeSlots + EndOrder(s.type));
-      const uint64_t end_key = key(s.end_ps, EndOrder(s.type));
+      const uint64_t begin_key = key(s.begin_ps, kNumTypeRanks + PackedEndOrder(s.type));
+      const uint64_t end_key = key(s.end_ps, PackedEndOrder(s.type));
       *out++ = begin_key;
       *out++ = end_key;
       count(begin_key);
@@ -318,11 +330,13 @@ void OverlapResolver::Sweep(Fn&& fn) {
     SweepBoundaries(keys_.size(), [&](size_t i) {
       const uint64_t k = keys[i];
       const int order = static_cast<int>(k & ((uint64_t{1} << kPackedOrderBits) - 1));
-      const bool is_start = order >= kNumEventTypeSlots;
-      const int by_type = is_start ? order - kNumEventTypeSlots : order;
+      const bool is_start = order >= kNumTypeRanks;
+      const int by_rank = is_start ? order - kNumTypeRanks : order;
+      const EventType type = static_cast<EventType>((kNumTypeRanks - 1 - by_rank) * 10);
       return Boundary{static_cast<int64_t>(base + (k >> kPackedOrderBits) * unit),
-                      static_cast<uint16_t>(order),
-                      static_cast<EventType>(kNumEventTypeSlots - 1 - by_type), is_start};
+                      static_cast<uint16_t>(is_start ? kNumEventTypeSlots + EndOrder(type)
+                                                     : EndOrder(type)),
+                      type, is_start};
     }, fn);
   } else {
     SweepBoundaries(boundaries_.size(), [&](size_t i) { return boundaries_[i]; }, fn);

@@ -222,7 +222,9 @@ TEST(OverlapResolverTest, MatchesReferenceOnRandomSpans) {
   const EventType kTypes[] = {kUnknownTime,      kHostCompute,      kHostWaitInput,
                               kHostPrepare,      kHostToDevice,     kDeviceCollectives,
                               kDeviceToHost,     kDeviceCompute32,  kDeviceCompute16,
-                              kDeviceWaitHost,   kHostToHost,       kDeviceToDevice};
+                              kDeviceWaitHost,   kHostToHost,       kDeviceToDevice,
+                              kHostPreprocess,   kHostPostprocess,  kHostBatchFormation,
+                              kHostRuntime,      kHostCompile,      kDeviceWaitDevice};
   std::mt19937_64 rng(7);
   OverlapResolver resolver;
   for (int64_t grid : {int64_t{1}, int64_t{1000}, int64_t{1000000}, int64_t{3000}}) {

@@ -9,10 +9,9 @@ using tensorflow::profiler::GenericStepBreakdown;
 using tensorflow::profiler::PerCoreStepInfo;
 using tensorflow::profiler::StepInfoResult;
 
-void StepDbBuilder::EnsureGroup(int32_t group) {
-  size_t needed = static_cast<size_t>(group) + 1;
-  if (has_device_event_.size() >= needed) return;
-  size_t n = std::max(needed, has_device_event_.size() * 2);
+void StepDbBuilder::GrowGroups(int32_t group) {
+  const size_t needed = static_cast<size_t>(group) + 1;
+  const size_t n = std::max(needed, has_device_event_.size() * 2);
   has_device_event_.resize(n, 0);
   transfers_.resize(n);
   markers_.resize(n * num_planes_);
@@ -31,35 +30,9 @@ void StepDbBuilder::AddDeviceMarker(int32_t group, size_t plane_index, int64_t b
   }
 }
 
-void StepDbBuilder::AddSpan(int32_t group, const EventTypeSpan& span, uint64_t host_bit) {
-  const uint32_t index = static_cast<uint32_t>(spans_.size());
-  const uint32_t g = static_cast<uint32_t>(group);
-  if (!segments_.empty() && segments_.back().group == g && segments_.back().end == index) {
-    ++segments_.back().end;
-  } else {
-    segments_.push_back({g, index, index + 1});
-  }
-  const uint64_t type_bits = (static_cast<uint64_t>(span.type) << kTypeShift) | host_bit;
-  const uint64_t length = static_cast<uint64_t>(span.end_ps) - static_cast<uint64_t>(span.begin_ps);
-  if (length < kWideLength) {
-    spans_.push_back({span.begin_ps, length | type_bits});
-  } else {
-    spans_.push_back({static_cast<int64_t>(wide_spans_.size()), kWideLength | type_bits});
-    wide_spans_.push_back(span);
-  }
-}
-
-void StepDbBuilder::AddDeviceEvent(int32_t group, const EventTypeSpan& span) {
-  if (group < 0) return;
-  EnsureGroup(group);
-  has_device_event_[group] = 1;
-  AddSpan(group, span, 0);
-}
-
-void StepDbBuilder::AddHostEvent(int32_t group, const EventTypeSpan& span) {
-  if (group < 0) return;
-  EnsureGroup(group);
-  AddSpan(group, span, kHostBit);
+void StepDbBuilder::AddWideSpan(const EventTypeSpan& span, uint64_t type_bits) {
+  spans_.push_back({static_cast<int64_t>(wide_spans_.size()), kWideLength | type_bits});
+  wide_spans_.push_back(span);
 }
 
 void StepDbBuilder::AddMemoryTransfer(int32_t group, EventType type, int64_t duration_ps,

@@ -47,11 +47,20 @@ class StepDbBuilder {
   void AddDeviceMarker(int32_t group, size_t plane_index, int64_t begin_ps, int64_t end_ps);
   // A device event (with a correlation id) of `group`. A negative group is
   // no group: the span is dropped.
-  void AddDeviceEvent(int32_t group, const EventTypeSpan& span);
+  void AddDeviceEvent(int32_t group, const EventTypeSpan& span) {
+    if (group < 0) return;
+    EnsureGroup(group);
+    has_device_event_[group] = 1;
+    AddSpan(group, span, 0);
+  }
   // A host event of `group`, already clipped to the group's host span; a
   // negative group: dropped. Build() in StepWindowMode::kDeviceOnly leaves
   // host events out, so one builder serves both breakdowns.
-  void AddHostEvent(int32_t group, const EventTypeSpan& span);
+  void AddHostEvent(int32_t group, const EventTypeSpan& span) {
+    if (group < 0) return;
+    EnsureGroup(group);
+    AddSpan(group, span, kHostBit);
+  }
   // A memcpy of `group` (type kHostToDevice, kDeviceToHost or kDeviceToDevice).
   void AddMemoryTransfer(int32_t group, EventType type, int64_t duration_ps, uint64_t bytes);
 
@@ -106,8 +115,29 @@ class StepDbBuilder {
     uint32_t group, begin, end;
   };
 
-  void EnsureGroup(int32_t group);
-  void AddSpan(int32_t group, const EventTypeSpan& span, uint64_t host_bit);
+  void EnsureGroup(int32_t group) {
+    if (has_device_event_.size() <= static_cast<size_t>(group)) GrowGroups(group);
+  }
+  void GrowGroups(int32_t group);
+  // Inline: called for every span (the host pass adds one per launch).
+  void AddSpan(int32_t group, const EventTypeSpan& span, uint64_t host_bit) {
+    const uint32_t index = static_cast<uint32_t>(spans_.size());
+    const uint32_t g = static_cast<uint32_t>(group);
+    if (!segments_.empty() && segments_.back().group == g && segments_.back().end == index) {
+      ++segments_.back().end;
+    } else {
+      segments_.push_back({g, index, index + 1});
+    }
+    const uint64_t type_bits = (static_cast<uint64_t>(span.type) << kTypeShift) | host_bit;
+    const uint64_t length =
+        static_cast<uint64_t>(span.end_ps) - static_cast<uint64_t>(span.begin_ps);
+    if (length < kWideLength) {
+      spans_.push_back({span.begin_ps, length | type_bits});
+    } else {
+      AddWideSpan(span, type_bits);
+    }
+  }
+  void AddWideSpan(const EventTypeSpan& span, uint64_t type_bits);
   EventTypeSpan Unpack(const PackedSpan& packed) const {
     const uint64_t length = packed.length_and_type & kWideLength;
     if (length == kWideLength) return wide_spans_[static_cast<size_t>(packed.begin_ps)];

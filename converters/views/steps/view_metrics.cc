@@ -96,6 +96,32 @@ DeviceOpMetricsBuilder::KernelInfo& DeviceOpMetricsBuilder::Kernel(absl::string_
 
 void DeviceOpMetricsBuilder::Add(absl::string_view tf_op, absl::string_view annotation,
                                  absl::string_view event_name, int64_t duration_ps) {
+  const uintptr_t h = reinterpret_cast<uintptr_t>(tf_op.data()) * 31 +
+                      reinterpret_cast<uintptr_t>(annotation.data()) * 7 +
+                      reinterpret_cast<uintptr_t>(event_name.data());
+  CachedAdd& c = cache_[(h ^ (h >> 12)) & (kCacheSlots - 1)];
+  if (c.resolved.slot < 0 || c.tf_op != tf_op.data() || c.tf_op_size != tf_op.size() ||
+      c.annotation != annotation.data() || c.annotation_size != annotation.size() ||
+      c.event_name != event_name.data() || c.event_name_size != event_name.size()) {
+    c.tf_op = tf_op.data();
+    c.tf_op_size = tf_op.size();
+    c.annotation = annotation.data();
+    c.annotation_size = annotation.size();
+    c.event_name = event_name.data();
+    c.event_name_size = event_name.size();
+    c.resolved = Resolve(tf_op, annotation, event_name);
+  }
+  Slot& s = slots_[c.resolved.slot];
+  uint64_t d = static_cast<uint64_t>(std::max<int64_t>(duration_ps, 0));
+  s.min_time_ps = s.occurrences == 0 ? d : std::min(s.min_time_ps, d);
+  ++s.occurrences;
+  s.time_ps += d;
+  s.using_tensor_core |= c.resolved.uses_tensor_core;
+}
+
+DeviceOpMetricsBuilder::Resolved DeviceOpMetricsBuilder::Resolve(absl::string_view tf_op,
+                                                                 absl::string_view annotation,
+                                                                 absl::string_view event_name) {
   KernelInfo& kernel = Kernel(event_name);
   int32_t slot = -1;
   if (!tf_op.empty()) {
@@ -122,12 +148,7 @@ void DeviceOpMetricsBuilder::Add(absl::string_view tf_op, absl::string_view anno
     }
     slot = kernel.fallback_slot;
   }
-  Slot& s = slots_[slot];
-  uint64_t d = static_cast<uint64_t>(std::max<int64_t>(duration_ps, 0));
-  s.min_time_ps = s.occurrences == 0 ? d : std::min(s.min_time_ps, d);
-  ++s.occurrences;
-  s.time_ps += d;
-  s.using_tensor_core |= kernel.uses_tensor_core;
+  return {slot, kernel.uses_tensor_core};
 }
 
 void DeviceOpMetricsBuilder::Finalize(OpMetricsDb* db, OpTensorCoreMap* tensor_core) {
@@ -173,6 +194,7 @@ void DeviceOpMetricsBuilder::Finalize(OpMetricsDb* db, OpTensorCoreMap* tensor_c
   slot_by_tf_op_.clear();
   slot_by_annotation_.clear();
   kernels_.clear();
+  cache_.assign(kCacheSlots, CachedAdd());
 }
 
 // ---- InputOpMetricsBuilder ----------------------------------------------------

@@ -68,6 +68,28 @@ class DeviceOpMetricsBuilder {
   };
   int32_t NewSlot(std::string name, std::string category);
   KernelInfo& Kernel(absl::string_view event_name);
+  // The slot of an Add() and the TensorCore use of its kernel, found
+  // through the maps below (both never change once found).
+  struct Resolved {
+    int32_t slot;
+    bool uses_tensor_core;
+  };
+  Resolved Resolve(absl::string_view tf_op, absl::string_view annotation,
+                   absl::string_view event_name);
+  // A direct-mapped cache of Resolve() by the three strings' addresses and
+  // sizes: a trace repeats a few thousand (op, kernel) pairs over its
+  // events, and most Add() calls then skip the two map lookups.
+  struct CachedAdd {
+    const char* tf_op = nullptr;
+    const char* annotation = nullptr;
+    const char* event_name = nullptr;
+    size_t tf_op_size = 0;
+    size_t annotation_size = 0;
+    size_t event_name_size = 0;
+    Resolved resolved{-1, false};
+  };
+  static constexpr size_t kCacheSlots = 1024;
+  std::vector<CachedAdd> cache_ = std::vector<CachedAdd>(kCacheSlots);
 
   absl::flat_hash_map<const char*, int32_t> slot_by_tf_op_;
   absl::flat_hash_map<const char*, int32_t> slot_by_annotation_;

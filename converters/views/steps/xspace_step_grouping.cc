@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <limits>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "converters/views/steps/selected_stats.h"
 #include "converters/views/steps/xspace_to_step_db.h"
 #include "src/xplane/xspace_schema.h"
 
@@ -68,18 +70,15 @@ void MarkHintStat(const LaunchPrecisionHintsBuilder* hints, std::vector<uint8_t>
 }
 
 // `read_stat`: ReadStatMetadata() of the event's plane, maybe marked by
-// MarkHintStat(). With `hints` (may be null: the marked stats are skipped),
+// MarkHintStat(), as SelectedStats. With `hints` (may be null: the marked stats are skipped),
 // s.precision_hint starts at `inherited_hint` and is refined by the
 // event's input types.
-HostEventStats ReadHostEventStats(const XEventVisitor& event,
-                                  const std::vector<uint8_t>& read_stat,
+HostEventStats ReadHostEventStats(const XEventVisitor& event, const SelectedStats& read_stat,
                                   LaunchPrecisionHintsBuilder* hints = nullptr,
                                   PrecisionHint inherited_hint = PrecisionHint::kUnknown) {
   HostEventStats s;
   s.precision_hint = inherited_hint;
-  event.ForEachStat([&](const XStatVisitor& stat) {
-    const uint8_t read = read_stat[stat.metadata_index()];
-    if (!read) return;
+  read_stat.ForEach(event, [&](const XStatVisitor& stat, uint8_t read) {
     if (read == 2) {  // Input types: read for the hints only.
       if (hints != nullptr) hints->Refine(stat, &s.precision_hint);
       return;
@@ -191,7 +190,7 @@ class EventGroupTable {
 
 void GroupPregrouped(const XPlaneVisitor& host, XSpaceStepGroups* out) {
   out->host_event_group.resize(host.num_lines());
-  const std::vector<uint8_t> read_stat = ReadStatMetadata(host);
+  const SelectedStats read_stat(host, ReadStatMetadata(host));
   std::vector<int32_t> groups;
   for (size_t li = 0; li < host.num_lines(); ++li) {
     XLineVisitor line = host.line(li);
@@ -265,8 +264,9 @@ XSpaceStepGroups GroupXSpaceSteps(const xplane::XSpaceData& space,
   }
 
   // Pass 1: roots, launch events.
-  std::vector<uint8_t> read_stat = ReadStatMetadata(host);
-  MarkHintStat(hints, &read_stat);
+  std::vector<uint8_t> read_table = ReadStatMetadata(host);
+  MarkHintStat(hints, &read_table);
+  const SelectedStats read_stat(host, std::move(read_table));
   std::vector<RootRef> roots;
   // Launches go into the index at once, their groups set in pass 3; this
   // marks which events they are, a bit per event of each line.
@@ -276,12 +276,15 @@ XSpaceStepGroups GroupXSpaceSteps(const xplane::XSpaceData& space,
     for (size_t li = 0; li < host.num_lines(); ++li) num_events += host.line(li).num_events();
     out.group_by_correlation_id.Reserve(num_events);
   }
-  std::vector<OpenEvent> stack;
+  // The nesting stack: `stack[0, depth)`, grown by doubling (a push is a
+  // store and an increment; vector::emplace_back was a call per event).
+  std::vector<OpenEvent> stack(64);
+  size_t depth = 0;
   for (size_t li = 0; li < host.num_lines(); ++li) {
     XLineVisitor line = host.line(li);
     const size_t n = line.num_events();
     is_launch[li].assign((n + 63) / 64, 0);
-    stack.clear();
+    depth = 0;
     // The hints are built from the thread lines, aggregates included.
     LaunchPrecisionHintsBuilder* const line_hints =
         hints != nullptr && !IsDerivedLine(line.id(), line.name()) ? hints : nullptr;
@@ -294,11 +297,11 @@ XSpaceStepGroups GroupXSpaceSteps(const xplane::XSpaceData& space,
       }
       const int64_t begin = event.begin_ps();
       const int64_t end = begin + event.duration_ps();
-      while (!stack.empty() &&
-             !(stack.back().begin_ps <= begin && end <= stack.back().end_ps)) {
-        stack.pop_back();
+      while (depth > 0 &&
+             !(stack[depth - 1].begin_ps <= begin && end <= stack[depth - 1].end_ps)) {
+        --depth;
       }
-      const uint32_t parent_mask = stack.empty() ? 0 : stack.back().root_levels_mask;
+      const uint32_t parent_mask = depth == 0 ? 0 : stack[depth - 1].root_levels_mask;
       HostEventStats s =
           line_hints != nullptr
               ? ReadHostEventStats(event, read_stat, line_hints, line_hints->Open(begin))
@@ -318,7 +321,8 @@ XSpaceStepGroups GroupXSpaceSteps(const xplane::XSpaceData& space,
         out.group_by_correlation_id.Add(s.correlation_id, -1);
         is_launch[li][ei / 64] |= uint64_t{1} << (ei % 64);
       }
-      OpenEvent& open = stack.emplace_back();  // In place: see OpenEvent.
+      if (depth == stack.size()) stack.resize(2 * depth);
+      OpenEvent& open = stack[depth++];  // In place: see OpenEvent.
       open.index = static_cast<uint32_t>(ei);
       open.begin_ps = begin;
       open.end_ps = end;

@@ -15,6 +15,7 @@
 #include "converters/views/steps/device_copies.h"
 #include "converters/views/steps/event_type_span.h"
 #include "converters/views/steps/launch_precision.h"
+#include "converters/views/steps/selected_stats.h"
 #include "converters/views/steps/step_db_builder.h"
 #include "converters/views/steps/xspace_step_grouping.h"
 #include "src/base/sorted_cursor.h"
@@ -60,11 +61,39 @@ struct DeviceEventStats {
   absl::string_view memcpy_details;
 };
 
-// `is_annotation`: per stat metadata, whether it is named "annotation".
+// Per stat metadata of a device plane: 1 for the stats ReadDeviceEventStats()
+// reads by type, 2 for those named "annotation" (a stat of no known type),
+// 0 for the others.
+std::vector<uint8_t> DeviceStatsRead(const XPlaneVisitor& plane) {
+  std::vector<uint8_t> read(plane.num_stat_metadata(), 0);
+  for (uint32_t i = 0; i < read.size(); ++i) {
+    switch (plane.stat_type(i)) {
+      case StatType::kCorrelationId:
+      case StatType::kGroupId:
+      case StatType::kTfOp:
+      case StatType::kTensorShapes:
+      case StatType::kMemcpyDetails:
+        read[i] = 1;
+        break;
+      case StatType::kUnknown:
+        if (plane.stat_name(i) == "annotation") read[i] = 2;
+        break;
+      default:
+        break;
+    }
+  }
+  return read;
+}
+
+// `read_stat`: DeviceStatsRead() of the event's plane, as SelectedStats.
 DeviceEventStats ReadDeviceEventStats(const XEventVisitor& event,
-                                      const std::vector<uint8_t>& is_annotation) {
+                                      const SelectedStats& read_stat) {
   DeviceEventStats s;
-  event.ForEachStat([&](const XStatVisitor& stat) {
+  read_stat.ForEach(event, [&](const XStatVisitor& stat, uint8_t read) {
+    if (read == 2) {
+      s.annotation = stat.StrOrRefValue();
+      return;
+    }
     switch (stat.type()) {
       case StatType::kCorrelationId:
         s.has_correlation_id = true;
@@ -82,9 +111,6 @@ DeviceEventStats ReadDeviceEventStats(const XEventVisitor& event,
         break;
       case StatType::kMemcpyDetails:
         s.memcpy_details = stat.StrOrRefValue();
-        break;
-      case StatType::kUnknown:
-        if (is_annotation[stat.metadata_index()]) s.annotation = stat.StrOrRefValue();
         break;
       default:
         break;
@@ -155,16 +181,11 @@ void ProcessDevicePlane(const XPlaneVisitor& plane, size_t plane_index,
   std::vector<int8_t> name_is_typeless(plane.num_event_metadata(), -1);
   int32_t last_group = -1;
   CorrelationGroups::Cursor launch_cursor;
-  // Stat metadata named "annotation" (a stat of no known type).
-  std::vector<uint8_t> is_annotation(plane.num_stat_metadata(), 0);
-  for (uint32_t i = 0; i < is_annotation.size(); ++i) {
-    is_annotation[i] =
-        plane.stat_type(i) == StatType::kUnknown && plane.stat_name(i) == "annotation";
-  }
+  const SelectedStats read_stat(plane, DeviceStatsRead(plane));
   DeviceEventMerger(plane).ForEach([&](const XEventVisitor& event, int64_t begin_ps) {
     const int64_t duration_ps = event.duration_ps();
     const int64_t end_ps = begin_ps + duration_ps;
-    const DeviceEventStats s = ReadDeviceEventStats(event, is_annotation);
+    const DeviceEventStats s = ReadDeviceEventStats(event, read_stat);
     int16_t& cached = type_by_metadata[event.metadata_index()];
     if (cached < 0) cached = ClassifyGpuEvent(event.name(), /*tensor_shapes=*/"");
     EventType type = static_cast<EventType>(cached);
@@ -280,12 +301,10 @@ std::vector<uint8_t> HostStatsRead(const XPlaneVisitor& plane) {
   return read;
 }
 
-// `read_stat`: HostStatsRead() of the event's plane.
-HostEventStats ReadHostEventStats(const XEventVisitor& event,
-                                  const std::vector<uint8_t>& read_stat) {
+// `read_stat`: HostStatsRead() of the event's plane, as SelectedStats.
+HostEventStats ReadHostEventStats(const XEventVisitor& event, const SelectedStats& read_stat) {
   HostEventStats s;
-  event.ForEachStat([&](const XStatVisitor& stat) {
-    if (!read_stat[stat.metadata_index()]) return;
+  read_stat.ForEach(event, [&](const XStatVisitor& stat, uint8_t) {
     switch (stat.type()) {
       case StatType::kCorrelationId:
         s.has_correlation_id = true;
@@ -366,7 +385,7 @@ void ProcessHostPlane(const XPlaneVisitor& plane, const XSpaceStepGroups& groups
   const bool collect_spans = mode != StepWindowMode::kDeviceOnly;
   const RootSpanIndex root_spans(groups.groups);
   std::vector<HostKind> kinds(plane.num_event_metadata());
-  const std::vector<uint8_t> read_stat = HostStatsRead(plane);
+  const SelectedStats read_stat(plane, HostStatsRead(plane));
   std::vector<OpenHostEvent> stack;
   auto pop = [&]() {
     const OpenHostEvent& e = stack.back();

@@ -12,6 +12,39 @@
 
 namespace tbprof {
 
+// Sorts `keys` stably by bits [first_bit, end_bit) alone (least significant
+// digit first, 11 bits per pass): keys equal in those bits keep their order,
+// whatever their other bits hold. `scratch` is working memory, resized as
+// needed. A digit that every key shares costs one counting pass, no move.
+inline void RadixSortUint64Bits(std::vector<uint64_t>* keys, std::vector<uint64_t>* scratch,
+                                int first_bit, int end_bit) {
+  const size_t n = keys->size();
+  if (n < 2) return;
+  constexpr int kDigitBits = 11;
+  constexpr size_t kBuckets = size_t{1} << kDigitBits;
+  scratch->resize(n);
+  uint64_t* from = keys->data();
+  uint64_t* to = scratch->data();
+  for (int shift = first_bit; shift < end_bit && shift < 64; shift += kDigitBits) {
+    // The last digit may reach past end_bit: mask it off so that bits at or
+    // above end_bit never order the keys.
+    const int width = std::min(kDigitBits, end_bit - shift);
+    const uint64_t mask = (uint64_t{1} << width) - 1;
+    std::array<size_t, kBuckets> count{};
+    for (size_t i = 0; i < n; ++i) ++count[(from[i] >> shift) & mask];
+    if (count[(from[0] >> shift) & mask] == n) continue;  // One digit: no move.
+    size_t sum = 0;
+    for (size_t& c : count) {
+      const size_t c0 = c;
+      c = sum;
+      sum += c0;
+    }
+    for (size_t i = 0; i < n; ++i) to[count[(from[i] >> shift) & mask]++] = from[i];
+    std::swap(from, to);
+  }
+  if (from != keys->data()) keys->swap(*scratch);  // The sorted keys are in scratch.
+}
+
 // Sorts `keys` ascending, exactly as std::sort would. `scratch` is working
 // memory, resized as needed (keep it between calls to avoid allocating).
 // Only the digits below the highest set bit of any key are passed over, so
@@ -24,25 +57,9 @@ inline void RadixSortUint64(std::vector<uint64_t>* keys, std::vector<uint64_t>* 
   }
   uint64_t all_bits = 0;
   for (uint64_t k : *keys) all_bits |= k;
-  constexpr int kDigitBits = 11;
-  constexpr size_t kBuckets = size_t{1} << kDigitBits;
-  scratch->resize(n);
-  uint64_t* from = keys->data();
-  uint64_t* to = scratch->data();
-  for (int shift = 0; shift < 64 && (all_bits >> shift) != 0; shift += kDigitBits) {
-    std::array<size_t, kBuckets> count{};
-    for (size_t i = 0; i < n; ++i) ++count[(from[i] >> shift) & (kBuckets - 1)];
-    if (count[(from[0] >> shift) & (kBuckets - 1)] == n) continue;  // One digit: no move.
-    size_t sum = 0;
-    for (size_t& c : count) {
-      const size_t c0 = c;
-      c = sum;
-      sum += c0;
-    }
-    for (size_t i = 0; i < n; ++i) to[count[(from[i] >> shift) & (kBuckets - 1)]++] = from[i];
-    std::swap(from, to);
-  }
-  if (from != keys->data()) keys->swap(*scratch);  // The sorted keys are in scratch.
+  int end_bit = 0;
+  while (end_bit < 64 && (all_bits >> end_bit) != 0) ++end_bit;
+  RadixSortUint64Bits(keys, scratch, 0, end_bit);
 }
 
 }  // namespace tbprof

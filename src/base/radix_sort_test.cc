@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <random>
+#include <utility>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -39,6 +40,26 @@ TEST(RadixSortTest, SortedReversedAndConstantInputs) {
     std::sort(expected.begin(), expected.end());
     RadixSortUint64(&keys, &scratch);
     EXPECT_EQ(keys, expected);
+  }
+}
+
+TEST(RadixSortTest, BitRangeIsStableAndIgnoresOtherBits) {
+  std::mt19937_64 rng(7);
+  std::vector<uint64_t> scratch;
+  for (size_t n : {0u, 1u, 2u, 700u, 20000u}) {
+    for (auto [first, end] : {std::pair{0, 5}, std::pair{32, 45}, std::pair{20, 64},
+                              std::pair{3, 14}, std::pair{60, 64}}) {
+      SCOPED_TRACE(testing::Message() << "n=" << n << " bits [" << first << ", " << end << ")");
+      std::vector<uint64_t> keys(n);
+      for (uint64_t& k : keys) k = rng();  // Bits outside the range set too.
+      const uint64_t mask =
+          (end - first == 64 ? ~uint64_t{0} : ((uint64_t{1} << (end - first)) - 1)) << first;
+      std::vector<uint64_t> expected = keys;
+      std::stable_sort(expected.begin(), expected.end(),
+                       [mask](uint64_t a, uint64_t b) { return (a & mask) < (b & mask); });
+      RadixSortUint64Bits(&keys, &scratch, first, end);
+      EXPECT_EQ(keys, expected);
+    }
   }
 }
 

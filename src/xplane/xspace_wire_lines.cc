@@ -216,6 +216,32 @@ bool WireParser::ParseEvent(const uint8_t* p, const uint8_t* end, int depth, Sin
   return true;
 }
 
+WireParser::Field WireParser::ReadLineField(uint32_t tag, const uint8_t* end, const uint8_t*& p,
+                                            Line* line, Span* name, Span* display_name) {
+  switch (tag) {
+    case Tag(1, kVarint):
+      return ReadOrFailed(ReadInt64(p, end, &line->id));
+    case Tag(2, kLen):
+      return ReadOrFailed(ReadUtf8(p, end, "XLine.name", name));
+    case Tag(3, kVarint):
+      return ReadOrFailed(ReadInt64(p, end, &line->timestamp_ns));
+    case Tag(9, kVarint):
+      return ReadOrFailed(ReadInt64(p, end, &line->duration_ps));
+    case Tag(10, kVarint):
+      return ReadOrFailed(ReadInt64(p, end, &line->display_id));
+    case Tag(11, kLen):
+      return ReadOrFailed(ReadUtf8(p, end, "XLine.display_name", display_name));
+    default:
+      return Field::kUnknown;
+  }
+}
+
+void WireParser::ReleaseWalked(const uint8_t* p, const uint8_t** released_to) {
+  if (static_cast<uint64_t>(p - *released_to) < kCheckpointBytes) return;
+  input_->ReleaseRange(static_cast<uint64_t>(*released_to - base_), static_cast<uint64_t>(p - base_));
+  *released_to = p;
+}
+
 bool WireParser::ParseLine(Span span, int depth, Line* line) {
   if (!CheckDepth(depth, span.p)) return false;
   // Walk 1: the line's own fields; events are only counted. It touches
@@ -233,34 +259,13 @@ bool WireParser::ParseLine(Span span, int depth, Line* line) {
   const bool count_stats =
       !stream || static_cast<uint64_t>(span.end - span.p) / 2 > std::numeric_limits<uint32_t>::max();
   const bool read = ForEachField(span.p, span.end, depth, [&](uint32_t tag, const uint8_t*& p) {
-    switch (tag) {
-      case Tag(1, kVarint):
-        return ReadOrFailed(ReadInt64(p, span.end, &line->id));
-      case Tag(2, kLen):
-        return ReadOrFailed(ReadUtf8(p, span.end, "XLine.name", &name));
-      case Tag(3, kVarint):
-        return ReadOrFailed(ReadInt64(p, span.end, &line->timestamp_ns));
-      case Tag(4, kLen): {
-        Span skipped;
-        if (!ReadLen(p, span.end, &skipped)) return Field::kFailed;
-        ++events;
-        if (count_stats) stats += CountEventStats(skipped);
-        if (release_walk_1 && static_cast<uint64_t>(p - released_to) >= kCheckpointBytes) {
-          input_->ReleaseRange(static_cast<uint64_t>(released_to - base_),
-                               static_cast<uint64_t>(p - base_));
-          released_to = p;
-        }
-        return Field::kRead;
-      }
-      case Tag(9, kVarint):
-        return ReadOrFailed(ReadInt64(p, span.end, &line->duration_ps));
-      case Tag(10, kVarint):
-        return ReadOrFailed(ReadInt64(p, span.end, &line->display_id));
-      case Tag(11, kLen):
-        return ReadOrFailed(ReadUtf8(p, span.end, "XLine.display_name", &display_name));
-      default:
-        return Field::kUnknown;
-    }
+    if (tag != Tag(4, kLen)) return ReadLineField(tag, span.end, p, line, &name, &display_name);
+    Span skipped;
+    if (!ReadLen(p, span.end, &skipped)) return Field::kFailed;
+    ++events;
+    if (count_stats) stats += CountEventStats(skipped);
+    if (release_walk_1) ReleaseWalked(p, &released_to);
+    return Field::kRead;
   });
   if (!read) return false;
   line->name = Intern(name);

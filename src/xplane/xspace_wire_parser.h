@@ -481,6 +481,14 @@ class WireParser {
   // -- Messages. `depth` is the nesting budget left for the message's own
   // children (protobuf counts the message itself before parsing it). --
 
+  // Reads field `tag` of an XLine other than its events (id, name,
+  // timestamp, duration, display id and name) at `p`, which it advances;
+  // kUnknown for other tags. The names are checked UTF-8, not interned.
+  Field ReadLineField(uint32_t tag, const uint8_t* end, const uint8_t*& p, Line* line, Span* name,
+                      Span* display_name);
+  // A walk over a line has reached `p`: gives back the pages from
+  // *released_to once kCheckpointBytes have been passed, and moves it.
+  void ReleaseWalked(const uint8_t* p, const uint8_t** released_to);
   bool ParseStat(const uint8_t* p, const uint8_t* end, int depth, RawStat* s);
   bool ResolveStat(const RawStat& raw, Stat* out);
   bool ParseStatMetadataEntry(Span entry, int depth, RawStatMetadata* md);

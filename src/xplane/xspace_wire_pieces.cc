@@ -40,41 +40,20 @@ bool WireParser::SplitLine(const LineTask& task, uint64_t piece_bytes,
   const bool release = input_->released_pages_read_back();
   const uint8_t* released_to = span.p;
   const bool read = ForEachField(span.p, span.end, task.depth, [&](uint32_t tag, const uint8_t*& p) {
-    switch (tag) {
-      case Tag(1, kVarint):
-        return ReadOrFailed(ReadInt64(p, span.end, &line->id));
-      case Tag(2, kLen):
-        return ReadOrFailed(ReadUtf8(p, span.end, "XLine.name", &name));
-      case Tag(3, kVarint):
-        return ReadOrFailed(ReadInt64(p, span.end, &line->timestamp_ns));
-      case Tag(4, kLen): {
-        Span skipped;
-        if (!ReadLen(p, span.end, &skipped)) return Field::kFailed;
-        ++events;
-        if (static_cast<uint64_t>(p - piece_begin) >= piece_bytes) {
-          piece.span = Span{piece_begin, p};
-          piece.events = events - piece.first_event;
-          out->push_back(piece);
-          piece.first_piece = false;
-          piece.first_event = events;
-          piece_begin = p;
-        }
-        if (release && static_cast<uint64_t>(p - released_to) >= kCheckpointBytes) {
-          input_->ReleaseRange(static_cast<uint64_t>(released_to - base_),
-                               static_cast<uint64_t>(p - base_));
-          released_to = p;
-        }
-        return Field::kRead;
-      }
-      case Tag(9, kVarint):
-        return ReadOrFailed(ReadInt64(p, span.end, &line->duration_ps));
-      case Tag(10, kVarint):
-        return ReadOrFailed(ReadInt64(p, span.end, &line->display_id));
-      case Tag(11, kLen):
-        return ReadOrFailed(ReadUtf8(p, span.end, "XLine.display_name", &display_name));
-      default:
-        return Field::kUnknown;
+    if (tag != Tag(4, kLen)) return ReadLineField(tag, span.end, p, line, &name, &display_name);
+    Span skipped;
+    if (!ReadLen(p, span.end, &skipped)) return Field::kFailed;
+    ++events;
+    if (static_cast<uint64_t>(p - piece_begin) >= piece_bytes) {
+      piece.span = Span{piece_begin, p};
+      piece.events = events - piece.first_event;
+      out->push_back(piece);
+      piece.first_piece = false;
+      piece.first_event = events;
+      piece_begin = p;
     }
+    if (release) ReleaseWalked(p, &released_to);
+    return Field::kRead;
   });
   if (!read) return false;
   if (piece_begin < span.end) {  // The rest: events, or only the line's fields.

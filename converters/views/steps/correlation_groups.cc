@@ -9,6 +9,29 @@
 
 namespace tbprof::views {
 
+namespace {
+
+// The smallest id and the bits that (id - smallest) needs, over `ids`
+// (not empty).
+struct IdRange {
+  uint64_t base = 0;
+  int bits = 0;
+};
+IdRange IdRangeOf(const std::vector<int64_t>& ids) {
+  int64_t min_id = ids[0], max_id = min_id;
+  for (int64_t id : ids) {
+    min_id = std::min(min_id, id);
+    max_id = std::max(max_id, id);
+  }
+  IdRange r;
+  r.base = static_cast<uint64_t>(min_id);
+  const uint64_t range = static_cast<uint64_t>(max_id) - r.base;
+  while (r.bits < 64 && (range >> r.bits) != 0) ++r.bits;
+  return r;
+}
+
+}  // namespace
+
 bool CorrelationGroups::MergeRunsInPlace() {
   // Launches of one thread come with ascending ids: the pending launches are
   // a few ascending runs, merged pairwise, ids and groups together (no
@@ -66,42 +89,20 @@ bool CorrelationGroups::SortByIdPacked() {
   // launches of equal ids keep their order of addition without an index in
   // the key (fewer digits to pass over than OrderById(), and no gather).
   const size_t n = pending_ids_.size();
-  int64_t min_id = pending_ids_[0], max_id = min_id;
-  for (size_t i = 0; i < n; ++i) {
-    min_id = std::min(min_id, pending_ids_[i]);
-    max_id = std::max(max_id, pending_ids_[i]);
-  }
-  const uint64_t base = static_cast<uint64_t>(min_id);
-  const uint64_t range = static_cast<uint64_t>(max_id) - base;
-  int range_bits = 0;
-  while (range_bits < 64 && (range >> range_bits) != 0) ++range_bits;
+  const IdRange ids = IdRangeOf(pending_ids_);
+  const uint64_t base = ids.base;
+  const int range_bits = ids.bits;
   if (range_bits > 32) return false;
   std::vector<uint64_t> keys(n);
   for (size_t i = 0; i < n; ++i) {
     keys[i] = (static_cast<uint64_t>(pending_ids_[i]) - base) << 32 |
               static_cast<uint32_t>(pending_groups_[i]);
   }
-  std::vector<uint64_t> scratch(n);
-  constexpr int kDigitBits = 11;
-  constexpr size_t kBuckets = size_t{1} << kDigitBits;
-  uint64_t* from = keys.data();
-  uint64_t* to = scratch.data();
-  for (int shift = 32; shift < 32 + range_bits; shift += kDigitBits) {
-    std::vector<size_t> count(kBuckets, 0);
-    for (size_t i = 0; i < n; ++i) ++count[(from[i] >> shift) & (kBuckets - 1)];
-    if (count[(from[0] >> shift) & (kBuckets - 1)] == n) continue;  // One digit: no move.
-    size_t sum = 0;
-    for (size_t& c : count) {
-      const size_t c0 = c;
-      c = sum;
-      sum += c0;
-    }
-    for (size_t i = 0; i < n; ++i) to[count[(from[i] >> shift) & (kBuckets - 1)]++] = from[i];
-    std::swap(from, to);
-  }
+  std::vector<uint64_t> scratch;
+  RadixSortUint64Bits(&keys, &scratch, 32, 32 + range_bits);
   for (size_t i = 0; i < n; ++i) {
-    pending_ids_[i] = static_cast<int64_t>(base + (from[i] >> 32));
-    pending_groups_[i] = static_cast<int32_t>(static_cast<uint32_t>(from[i]));
+    pending_ids_[i] = static_cast<int64_t>(base + (keys[i] >> 32));
+    pending_groups_[i] = static_cast<int32_t>(static_cast<uint32_t>(keys[i]));
   }
   return true;
 }
@@ -111,16 +112,11 @@ std::vector<uint32_t> CorrelationGroups::OrderById() const {
   // Launch order by id, stably (the order of addition among equal ids): a
   // radix sort of packed (id - min) << index bits | index keys when they
   // fit in 64 bits, else of (id - min, index) pairs.
-  int64_t min_id = pending_ids_[0], max_id = min_id;
-  for (size_t i = 0; i < n; ++i) {
-    min_id = std::min(min_id, pending_ids_[i]);
-    max_id = std::max(max_id, pending_ids_[i]);
-  }
-  const uint64_t base = static_cast<uint64_t>(min_id);
+  const IdRange ids = IdRangeOf(pending_ids_);
+  const uint64_t base = ids.base;
+  const int range_bits = ids.bits;
   std::vector<uint32_t> by_id(n);
-  const uint64_t range = static_cast<uint64_t>(max_id) - base;
-  int range_bits = 0, index_bits = 0;
-  while (range_bits < 64 && (range >> range_bits) != 0) ++range_bits;
+  int index_bits = 0;
   while (index_bits < 64 && ((n - 1) >> index_bits) != 0) ++index_bits;
   if (range_bits + index_bits <= 64 && index_bits > 0) {
     std::vector<uint64_t> keys(n), scratch;

@@ -602,7 +602,7 @@ if summary:
                 rss - (idle / (r["xplane_mb"] * 1e6)),
                 ratio(wall / max(fl[2], 0.005)) if fl and n != "xplane floor" else "",
                 ratio(cpu / max(fl[3], 0.005)) if fl and n != "xplane floor" else ""))
-    out += ["", "Idle RSS (the binary run with --version / --help: its shared libraries' pages): "
+    out += ["", "Idle RSS (the binary run with --version / --help: the pages of its code and libraries): "
             "tbprof %.1f MB, tbprof_xplane_floor %.1f MB." % (BASE_RSS["tbprof"] / 1e6, BASE_RSS["xplane floor"] / 1e6)]
     bars = []
     w = min(summary, key=lambda r: r["wall_x"])

@@ -6,6 +6,12 @@
 #
 # Without the venv: exit 77 (ctest: skipped) with a message, except in CI
 # (CI=true), where a missing or broken plugin is a failure naming the package.
+#
+# Each test may take TBPROF_TEST_TIMEOUT_S (default 600 s, fixtures included):
+# a test that hangs fails with its stack (pytest-timeout) and the others still
+# run, well before ctest's limit on the whole file would kill it silently.
+# Output is unbuffered and names each test as it ends, so even a file that
+# ctest kills shows how far it got.
 set -uo pipefail
 venv=$1; shift
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -18,11 +24,12 @@ missing() {
   exit 77
 }
 [ -x "$py" ] || missing "no virtual environment at $venv"
-for pkg in xprof tensorboard pytest; do
+for pkg in xprof tensorboard pytest pytest_timeout; do
   "$py" -c "import $pkg" 2>/dev/null || missing "package '$pkg' cannot be imported in $venv"
 done
 cd "$here"
-"$py" -m pytest -p no:cacheprovider -q -ra "$@"
+PYTHONUNBUFFERED=1 "$py" -m pytest -p no:cacheprovider -v -ra --durations=5 \
+  --timeout="${TBPROF_TEST_TIMEOUT_S:-600}" "$@"
 rc=$?
 # pytest exit 5: no test collected -- a failure here, never a silent pass.
 [ $rc -eq 5 ] && { echo "xprof tests: pytest collected no test" >&2; exit 1; }

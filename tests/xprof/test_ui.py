@@ -235,40 +235,61 @@ def _enter_tensorboard_profile(driver, server):
   _wait_for(driver, lambda: _elements(driver, 'mat-select'), "the plugin's side bar")
 
 
-def _sidebar_select(driver, label):
-  """The side bar's selector labelled label; opens the side bar if needed.
+def _find_sidebar_select(driver, label):
+  """The side bar's selector labelled label, or None while it is not shown.
 
-  The plugin remembers a closed side bar (the trace viewer closes it).
+  Opens the side bar when it is closed (the plugin remembers a closed side
+  bar; the trace viewer closes it).
   """
   from selenium.webdriver.common.by import By  # pylint: disable=import-outside-toplevel
   xpath = (f"//div[contains(@class, 'item-container')]"
            f"[div[starts-with(normalize-space(.), '{label}')]]//mat-select")
+  found = driver.find_elements(By.XPATH, xpath)
+  if found and not found[0].is_displayed():
+    menu = driver.find_elements(By.XPATH, "//mat-toolbar//button[.//mat-icon[normalize-space()='menu']]")
+    if menu:
+      menu[0].click()
+    return None
+  return found[0] if found else None
 
-  def find():
-    found = driver.find_elements(By.XPATH, xpath)
-    if found and not found[0].is_displayed():
-      menu = driver.find_elements(By.XPATH, "//mat-toolbar//button[.//mat-icon[normalize-space()='menu']]")
-      if menu:
-        menu[0].click()
-      return None
-    return found
 
-  return _wait_for(driver, find, f'the {label} selector')[0]
+def _selected(driver, label):
+  """What the side bar's selector labelled label shows ('' while not shown)."""
+  select = _find_sidebar_select(driver, label)
+  return select.text.strip() if select is not None else ''
 
 
 def _choose(driver, label, option, url_part):
   """Picks option in the side bar selector labelled label (Sessions, Tools).
 
+  Each poll looks the selector up again and does one step (open the list,
+  click the option once the list shows it, or close a list without it), as
+  a person retries a click that did nothing: right after another choice the
+  plugin redraws the side bar, and a selector may be there but not yet
+  clickable, or replaced.
   Done when the plugin's URL holds url_part (the side bar itself hides while
   some tools, the trace viewer among them, are shown).
   """
-  select = _sidebar_select(driver, label)
-  if select.text.strip() != option:
-    select.click()
-    choice = _wait_for(
-        driver, lambda: [o for o in _elements(driver, 'mat-option') if o.text.strip() == option],
-        f'option {option!r} under {label}')
-    choice[0].click()
+  from selenium.webdriver.common.action_chains import ActionChains  # pylint: disable=import-outside-toplevel
+  from selenium.webdriver.common.keys import Keys  # pylint: disable=import-outside-toplevel
+
+  def step():
+    select = _find_sidebar_select(driver, label)
+    if select is None:
+      return False
+    if select.text.strip() == option:
+      return True
+    listed = _elements(driver, 'mat-option')
+    wanted = [o for o in listed if o.text.strip() == option]
+    if wanted:
+      wanted[0].click()
+    elif listed:  # a list without it (not loaded yet, or another one): close it
+      ActionChains(driver).send_keys(Keys.ESCAPE).perform()
+    else:  # the list is closed: open it
+      select.click()
+    return False  # checked again on the next poll
+
+  _wait_for(driver, step, f'{option!r} chosen under {label}')
   _wait_for(driver, lambda: url_part in driver.execute_script('return location.href'),
             f'the URL to hold {url_part!r} after choosing {option!r}')
 
@@ -338,7 +359,7 @@ def test_tensorboard_overview_of_multi_rank_run(servers, browser, shots):
   _enter_tensorboard_profile(browser, servers['tensorboard'])
   _open(browser, MULTI_RANK_RUN, 'Overview Page', 'overview_page')
   _wait_overview_loaded(browser, MULTI_RANK_RUN)
-  _wait_for(browser, lambda: _sidebar_select(browser, 'Hosts').text.strip() == 'ALL_HOSTS',
+  _wait_for(browser, lambda: _selected(browser, 'Hosts') == 'ALL_HOSTS',
             'the Hosts selector to show ALL_HOSTS')
   # The page may first show one host's overview while the ALL_HOSTS answer
   # (all ranks combined) is still being computed: wait for the combined one.
@@ -424,6 +445,23 @@ def _empty_tensorboard(tmp_path, logdir):
   return server
 
 
+def _act_when_ready(driver, find, act, what):
+  """Polls find() until it returns elements, then act(first one) until it goes through.
+
+  act raises while the element is not interactable yet (a dialog still
+  opening, an overlay on top): then the next poll tries again. One act that
+  returns is never repeated.
+  """
+  def attempt():
+    found = find()
+    if not found:
+      return False
+    act(found[0])
+    return True
+
+  _wait_for(driver, attempt, what)
+
+
 def _open_capture_dialog(driver, server, address):
   """Opens the Profile tab, clicks Capture Profile, types address into the dialog."""
   from selenium.webdriver.common.by import By  # pylint: disable=import-outside-toplevel
@@ -431,13 +469,11 @@ def _open_capture_dialog(driver, server, address):
   driver.get(server.url + '/#profile')
   frame = _wait_for(driver, lambda: _elements(driver, 'iframe'), 'the profile plugin iframe')
   driver.switch_to.frame(frame[0])
-  button = _wait_for(driver, lambda: [b for b in driver.find_elements(By.TAG_NAME, 'button')
-                                      if b.text.strip().upper() == 'CAPTURE PROFILE'],
-                     'the Capture Profile button')
-  button[0].click()
-  field = _wait_for(driver, lambda: _elements(driver, 'capture-profile-dialog input[matinput]'),
-                    'the capture dialog')
-  field[0].send_keys(address)
+  _act_when_ready(driver, lambda: [b for b in driver.find_elements(By.TAG_NAME, 'button')
+                                   if b.text.strip().upper() == 'CAPTURE PROFILE'],
+                  lambda button: button.click(), 'the Capture Profile button to take a click')
+  _act_when_ready(driver, lambda: _elements(driver, 'capture-profile-dialog input[matinput]'),
+                  lambda field: field.send_keys(address), 'the capture dialog to take the address')
   return frame[0]
 
 
@@ -446,11 +482,10 @@ def _capture_snackbar(driver):
 
 
 def _click_capture(driver):
-  buttons = [b for b in _elements(driver, 'capture-profile-dialog button, '
-                                  'mat-dialog-container button')
-             if b.text.strip().upper() == 'CAPTURE']
-  assert buttons, 'no CAPTURE button in the capture dialog'
-  buttons[0].click()
+  _act_when_ready(driver, lambda: [b for b in _elements(driver, 'capture-profile-dialog button, '
+                                                        'mat-dialog-container button')
+                                   if b.text.strip().upper() == 'CAPTURE'],
+                  lambda button: button.click(), 'the CAPTURE button of the capture dialog')
 
 
 def test_capture_dialog_reports_a_dead_address(browser, tmp_path):

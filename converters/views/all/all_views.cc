@@ -1,5 +1,6 @@
 #include "converters/views/all/all_views.h"
 
+#include <atomic>
 #include <string>
 #include <thread>
 #include <unistd.h>
@@ -47,7 +48,8 @@ std::vector<TimeInterval> StepWindows(const tensorflow::profiler::StepDatabaseRe
 
 // The step analysis and the views only it feeds: overview page and
 // input-pipeline analysis (one analysis for both) and the breakdown
-// summaries. `step_db` receives the analysed steps, for ComputeStepWindowViews().
+// summaries. `step_db` receives the analysed steps, for the views over their
+// time windows (distributed view, GPU summary).
 absl::Status ComputeStepAnalysisViews(const xplane::XSpaceData& space, const ViewOptions& options,
                                       AllViews* views,
                                       tensorflow::profiler::StepDatabaseResult* step_db) {
@@ -67,29 +69,6 @@ absl::Status ComputeStepAnalysisViews(const xplane::XSpaceData& space, const Vie
   }
   *step_db = std::move(*analysis.op_stats.mutable_step_db());
   return absl::OkStatus();
-}
-
-// The views over the analysed steps' time windows: this host's part of the
-// distributed view and the GPU summary; with `parallel`, the first on a
-// second thread.
-void ComputeStepWindowViews(const xplane::XSpaceData& space,
-                            const tensorflow::profiler::StepDatabaseResult& step_db,
-                            bool parallel, PhaseTimings* timings, AllViews* views) {
-  auto rank_comms = [&] {
-    ScopedPhase phase(timings, "views: rank comms");
-    views->rank_comms = ConvertXSpaceToRankComms(space, step_db);
-  };
-  std::thread worker;
-  if (parallel) {
-    worker = std::thread(rank_comms);
-  } else {
-    rank_comms();
-  }
-  {
-    ScopedPhase phase(timings, "views: GPU summary");
-    views->gpu_summary = ComputeGpuSummary(space, StepWindows(step_db));
-  }
-  if (worker.joinable()) worker.join();
 }
 
 // The step-based views, one after the other on this thread.
@@ -215,12 +194,21 @@ absl::StatusOr<AllViews> ComputeAllViews(const xplane::XSpaceData& space,
   AllViews views;
   const bool ops_beside_steps = OperatorViewsBesideSteps(space, options);
   if (ops_beside_steps) {
-    // Two threads busy until the end: the step analysis on this one; kernel
-    // stats, memory profile and op tree views on the other; then the two
-    // views over the steps' windows, one on each.
+    // The step analysis on this thread; on the other, kernel stats, memory
+    // profile and the op tree views. The collective calls of the
+    // distributed view (all of it but the steps' windows) go to whichever
+    // thread is done first; the GPU summary follows the steps here.
+    RankCommsEvents rank_events;
+    std::atomic<bool> rank_events_taken{false};
+    auto collect_rank_events = [&] {
+      if (rank_events_taken.exchange(true)) return;
+      ScopedPhase phase(timings, "views: rank comms (events)");
+      rank_events = CollectRankCommsEvents(space);
+    };
     std::thread worker([&] {
       ComputeKernelAndMemoryViews(space, options, timings, &views);
       ComputeOperatorViews(space, options, timings, &views);
+      collect_rank_events();
     });
     tensorflow::profiler::StepDatabaseResult step_db;
     absl::Status steps_status;
@@ -228,9 +216,15 @@ absl::StatusOr<AllViews> ComputeAllViews(const xplane::XSpaceData& space,
       ScopedPhase phase(timings, "views: steps+overview+input");
       steps_status = ComputeStepAnalysisViews(space, options, &views, &step_db);
     }
+    if (steps_status.ok()) {
+      collect_rank_events();
+      ScopedPhase phase(timings, "views: GPU summary");
+      views.gpu_summary = ComputeGpuSummary(space, StepWindows(step_db));
+    }
     worker.join();
     TBPROF_RETURN_IF_ERROR(steps_status);
-    ComputeStepWindowViews(space, step_db, /*parallel=*/true, timings, &views);
+    ScopedPhase phase(timings, "views: rank comms (steps)");
+    views.rank_comms = FinishRankComms(std::move(rank_events), step_db);
     return views;
   }
   absl::Status steps_status;

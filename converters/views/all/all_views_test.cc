@@ -325,6 +325,7 @@ void ExpectSameViews(const absl::StatusOr<AllViews>& serial,
       {&serial->modules, &parallel->modules},
       {&serial->gemm_efficiency, &parallel->gemm_efficiency},
       {&serial->rank_comms, &parallel->rank_comms},
+      {&serial->gpu_summary, &parallel->gpu_summary},
   };
   for (const auto& pair : pairs) {
     EXPECT_TRUE(MessageDifferencer::Equals(*pair[0], *pair[1]))
@@ -349,17 +350,23 @@ TEST(AllViewsTest, ParallelGivesTheSerialViews) {
   xplane::XSpaceData empty;
   ExpectParallelSameAsSerial(empty, "empty space");
   const std::string dir = std::string(TBPROF_SOURCE_DIR) + "/testdata/chrome_json/";
-  int traces = 0;
+  int traces = 0, with_collectives = 0;
   for (const char* name : {"kineto_small.json", "old_capitalised.json", "operators_small.json",
-                           "memory_without_addr.json", "kineto_small_bare.json"}) {
+                           "memory_without_addr.json", "kineto_small_bare.json",
+                           "distributed/rank0.json", "rank3_single_gpu.json"}) {
     xplane::XSpaceData space;
     auto converted = converters::ConvertChromeJsonToXSpace(dir + name,
                                                            converters::ChromeJsonOptions(), &space);
     ASSERT_TRUE(converted.ok()) << name << ": " << converted.status();
     ExpectParallelSameAsSerial(space, name);
     ++traces;
+    absl::StatusOr<AllViews> views = ComputeAllViews(space, ViewOptions());
+    ASSERT_TRUE(views.ok()) << name;
+    if (views->rank_comms.collectives_size() > 0) ++with_collectives;
   }
-  EXPECT_EQ(traces, 5);
+  EXPECT_EQ(traces, 7);
+  // The distributed view's calls, collected on either thread, are compared.
+  EXPECT_GE(with_collectives, 1);
 }
 
 }  // namespace

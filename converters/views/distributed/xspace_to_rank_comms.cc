@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
@@ -69,9 +70,9 @@ int64_t GpuOrdinal(absl::string_view plane_name) {
 
 }  // namespace
 
-tbprof::RankComms ConvertXSpaceToRankComms(
-    const xplane::XSpaceData& space, const tensorflow::profiler::StepDatabaseResult& step_db) {
-  tbprof::RankComms out;
+RankCommsEvents CollectRankCommsEvents(const xplane::XSpaceData& space) {
+  RankCommsEvents events;
+  tbprof::RankComms& out = events.comms;
   ReadIdentity(space, &out);
   const int64_t base_ns = xplane::SpaceBaseNs(space);
   // Event names only, so that hosts without collectives pay next to nothing.
@@ -87,14 +88,15 @@ tbprof::RankComms ConvertXSpaceToRankComms(
   }
   if (!any_collective) {
     out.set_no_data_reason("no collective (NCCL/RCCL) kernels on this host's GPUs");
-    return out;
+    return events;
   }
   std::vector<XPlaneVisitor> gpus;
   gpus.reserve(planes.size());
   for (const xplane::Plane* plane : planes) gpus.emplace_back(&space, plane, base_ns);
 
   // Device events: unions of compute and of collectives, and the calls.
-  std::vector<Interval> compute, comm;
+  std::vector<Interval>& compute = events.compute;
+  std::vector<Interval>& comm = events.communication;
   std::vector<int64_t> call_correlation;
   absl::flat_hash_set<int64_t> wanted;
   for (size_t p = 0; p < gpus.size(); ++p) {
@@ -136,7 +138,22 @@ tbprof::RankComms ConvertXSpaceToRankComms(
             [](const tbprof::CollectiveCall& a, const tbprof::CollectiveCall& b) {
               return a.begin_ps() < b.begin_ps();
             });
+  // Merged, they are a few per step: capacity for one per kernel is given
+  // back, as the events may be kept while the step analysis runs.
+  MergeIntervals(&compute);
+  MergeIntervals(&comm);
+  compute.shrink_to_fit();
+  comm.shrink_to_fit();
+  events.overlap = IntersectIntervals(compute, comm);
+  return events;
+}
 
+tbprof::RankComms FinishRankComms(RankCommsEvents events,
+                                  const tensorflow::profiler::StepDatabaseResult& step_db) {
+  tbprof::RankComms out = std::move(events.comms);
+  if (!out.no_data_reason().empty()) return out;
+  const std::vector<Interval>& compute = events.compute;
+  const std::vector<Interval>& comm = events.communication;
   // Step windows.
   for (const StepSpan& span : StepSpansOnFirstCore(step_db)) {
     tbprof::RankStep* step = out.add_steps();
@@ -144,8 +161,6 @@ tbprof::RankComms ConvertXSpaceToRankComms(
     step->set_begin_ps(span.begin_ps);
     step->set_duration_ps(span.duration_ps);
   }
-  MergeIntervals(&compute);
-  MergeIntervals(&comm);
   if (out.steps_size() == 0) {
     int64_t begin = INT64_MAX, end = INT64_MIN;
     for (const std::vector<Interval>* v : {&compute, &comm}) {
@@ -163,7 +178,7 @@ tbprof::RankComms ConvertXSpaceToRankComms(
             [](const tbprof::RankStep& a, const tbprof::RankStep& b) {
               return a.begin_ps() < b.begin_ps();
             });
-  const std::vector<Interval> both = IntersectIntervals(compute, comm);
+  const std::vector<Interval>& both = events.overlap;
   for (tbprof::RankStep& step : *out.mutable_steps()) {
     const int64_t begin = step.begin_ps(), end = begin + step.duration_ps();
     const int64_t c = CoveredPs(compute, begin, end);
@@ -186,6 +201,11 @@ tbprof::RankComms ConvertXSpaceToRankComms(
     if (call.begin_ps() < it->begin_ps() + it->duration_ps()) call.set_step_num(it->step_num());
   }
   return out;
+}
+
+tbprof::RankComms ConvertXSpaceToRankComms(
+    const xplane::XSpaceData& space, const tensorflow::profiler::StepDatabaseResult& step_db) {
+  return FinishRankComms(CollectRankCommsEvents(space), step_db);
 }
 
 }  // namespace tbprof::views

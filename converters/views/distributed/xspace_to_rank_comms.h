@@ -21,11 +21,32 @@
 #ifndef TBPROF_CONVERTERS_VIEWS_DISTRIBUTED_XSPACE_TO_RANK_COMMS_H_
 #define TBPROF_CONVERTERS_VIEWS_DISTRIBUTED_XSPACE_TO_RANK_COMMS_H_
 
+#include <vector>
+
+#include "converters/views/common/time_intervals.h"
 #include "proto/distributed.pb.h"
 #include "proto/steps_db.pb.h"
 #include "src/xplane/xspace_data.h"
 
 namespace tbprof::views {
+
+// What ConvertXSpaceToRankComms() reads from the events before it needs the
+// steps: the identity fields, every collective call with its metadata (in
+// begin order, step_num not set yet) or no_data_reason, and the merged
+// unions of compute, of communication and of both at once, over all GPUs.
+struct RankCommsEvents {
+  tbprof::RankComms comms;
+  std::vector<TimeInterval> compute, communication, overlap;
+};
+
+// The first half of ConvertXSpaceToRankComms(): it reads no steps, so that it
+// can run while the step analysis does.
+RankCommsEvents CollectRankCommsEvents(const xplane::XSpaceData& space);
+
+// The second half: per-step windows and the step of each call. Equal to
+// ConvertXSpaceToRankComms(space, step_db) for events collected from space.
+tbprof::RankComms FinishRankComms(RankCommsEvents events,
+                                  const tensorflow::profiler::StepDatabaseResult& step_db);
 
 // `step_db`: the host's analysed steps (StepAnalysis.op_stats.step_db());
 // without steps, one window from the first to the last GPU event is used
